@@ -1,0 +1,114 @@
+"""The ``seamhost`` command line.
+
+Subcommands live in their own modules and are imported only when invoked, so that a quick
+command does not pay for the others. Errors seamhost raises on purpose are printed as one line
+without a traceback; usage and configuration errors exit with ``ExitCode.USAGE`` (2).
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from typing import Any
+
+import click
+
+from seamhost import __version__
+from seamhost.errors import (
+    ConfigError,
+    MissingSeams,
+    PluginConflict,
+    PluginLoadError,
+    PluginNotInstalled,
+    ProfileCycle,
+    ProfileNotFound,
+    SeamContractError,
+    SeamhostError,
+)
+from seamhost.exitcodes import ExitCode
+
+USAGE_ERRORS = (
+    ConfigError,
+    MissingSeams,
+    PluginConflict,
+    PluginLoadError,
+    PluginNotInstalled,
+    ProfileCycle,
+    ProfileNotFound,
+    SeamContractError,
+)
+
+_SUBCOMMANDS = {
+    "plugins": "seamhost.cli.plugins:plugins",
+    "profile": "seamhost.cli.profile:profile",
+}
+
+
+def fail(exc: BaseException, code: ExitCode) -> None:
+    """Print `exc` (and its chained causes) as one error, without a traceback, and exit."""
+    message = f"seamhost: error: {exc}"
+    cause = exc.__cause__
+    while cause is not None:
+        text = f"{type(cause).__name__}: {cause}" if str(cause) else type(cause).__name__
+        if text not in message:
+            message += f"\n  caused by {text}"
+        cause = cause.__cause__
+    click.echo(message, err=True)
+    sys.exit(int(code))
+
+
+class SeamhostGroup(click.Group):
+    """A group that imports subcommands lazily and turns seamhost errors into exit codes."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*_SUBCOMMANDS, *super().list_commands(ctx)})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = _SUBCOMMANDS.get(cmd_name)
+        if target is None:
+            return super().get_command(ctx, cmd_name)
+        module, _, attribute = target.partition(":")
+        command: click.Command = getattr(importlib.import_module(module), attribute)
+        return command
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except USAGE_ERRORS as exc:
+            fail(exc, ExitCode.USAGE)
+        except SeamhostError as exc:
+            fail(exc, ExitCode.FAILURE)
+        except KeyboardInterrupt:
+            click.echo("seamhost: interrupted", err=True)
+            sys.exit(int(ExitCode.INTERRUPTED))
+
+
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if not value or ctx.resilient_parsing:
+        return
+    from seamhost.discovery import discover
+
+    found = discover()
+    click.echo(f"seamhost {__version__}")
+    for name, plugin in sorted(found.plugins.items()):
+        click.echo(f"  {name} {plugin.version} ({plugin.distribution})")
+    if not found.plugins:
+        click.echo("  no plugins installed")
+    ctx.exit(0)
+
+
+@click.group(cls=SeamhostGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_print_version,
+    help="Show the version and the installed plugins with theirs, then exit.",
+)
+def main() -> None:
+    """seamhost: governed, durable, recoverable tool calls for AI agents.
+
+    Exit codes: 0 ok; 1 failure; 2 usage or configuration error; 3 corrupted session;
+    130 interrupted.
+    """

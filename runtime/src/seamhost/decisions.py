@@ -1,0 +1,72 @@
+"""Votes cast by decision, guard and transform seams."""
+
+from __future__ import annotations
+
+import enum
+from typing import Any
+
+import attrs
+
+
+class Verdict(enum.IntEnum):
+    """A decision's verdict; a larger value is more restrictive."""
+
+    ALLOW = 0
+    ASK = 1
+    DENY = 2
+
+    def __str__(self) -> str:
+        return self.name.lower()
+
+
+@attrs.frozen
+class Decision:
+    """One vote of `tools/pre-execute` (allow, ask, deny) or `tools/guard` (deny only).
+
+    `plugin` is filled in by the kernel with the name of the plugin that voted.
+    """
+
+    verdict: Verdict
+    reason: str = ""
+    plugin: str = ""
+
+    @classmethod
+    def allow(cls, reason: str = "") -> Decision:
+        return cls(Verdict.ALLOW, reason)
+
+    @classmethod
+    def ask(cls, reason: str) -> Decision:
+        return cls(Verdict.ASK, reason)
+
+    @classmethod
+    def deny(cls, reason: str) -> Decision:
+        return cls(Verdict.DENY, reason)
+
+
+@attrs.frozen
+class Replace:
+    """A `tools/post-execute` vote that replaces the content or the value of a result (not both)."""
+
+    content: str | None = None
+    value: Any = None
+    replaces_value: bool = False
+    reason: str = ""
+
+    def __attrs_post_init__(self) -> None:
+        if (self.content is None) == (not self.replaces_value):
+            raise ValueError("Replace must change exactly one of content or value")
+
+    @classmethod
+    def with_content(cls, content: str, reason: str = "") -> Replace:
+        return cls(content=content, reason=reason)
+
+    @classmethod
+    def with_value(cls, value: Any, reason: str = "") -> Replace:
+        return cls(value=value, replaces_value=True, reason=reason)
+
+
+@attrs.frozen
+class Block:
+    """A `tools/post-execute` vote that blocks a result; the call ends ``POST_EXECUTE_BLOCKED``."""
+
+    reason: str

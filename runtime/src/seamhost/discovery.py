@@ -1,0 +1,147 @@
+"""Finding installed plugins through the ``seamhost.plugins`` entry-point group.
+
+Listing reads distribution metadata only: it scans ``*.dist-info/entry_points.txt`` on
+``sys.path`` directly (faster than importing :mod:`importlib.metadata`, which matters for the
+CLI's start-up) and imports nothing. A plugin's module is imported only by :meth:`load`.
+``SEAMHOST_DISABLE_PLUGINS=a,b`` blocks names: they are reported as blocked, never imported.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import re
+import sys
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+import attrs
+
+from seamhost.descriptor import PluginDescriptor
+from seamhost.dispatch import describe
+from seamhost.errors import PluginConflict, PluginLoadError
+
+GROUP = "seamhost.plugins"
+DISABLE_ENV = "SEAMHOST_DISABLE_PLUGINS"
+_DIST_INFO = re.compile(r"^(?P<name>[^-]+)-(?P<version>[^-]+)\.dist-info$")
+
+
+@attrs.frozen
+class InstalledPlugin:
+    """An entry point of the group, with the distribution that declares it."""
+
+    name: str
+    value: str  # "module:attribute"
+    distribution: str
+    version: str
+
+    def load(self) -> PluginDescriptor:
+        """Import the plugin and return its validated descriptor."""
+        module_name, _, attribute = self.value.partition(":")
+        try:
+            obj: object = importlib.import_module(module_name.strip())
+            for part in attribute.strip().split(".") if attribute.strip() else ():
+                obj = getattr(obj, part)
+        except Exception as exc:
+            raise PluginLoadError(self.name, "import", describe(exc)) from exc
+        if not isinstance(obj, PluginDescriptor):
+            raise PluginLoadError(
+                self.name, "descriptor", f"{self.value} is {obj!r}, not a PluginDescriptor"
+            )
+        problems = obj.problems()
+        if obj.name != self.name:
+            problems.append(f"descriptor name {obj.name!r} differs from entry point {self.name!r}")
+        if problems:
+            raise PluginLoadError(self.name, "descriptor", "; ".join(problems))
+        return obj
+
+
+@attrs.frozen
+class Discovery:
+    """The installed plugins by name, the blocked names, and duplicated names."""
+
+    plugins: Mapping[str, InstalledPlugin]
+    blocked: frozenset[str]
+    duplicates: Mapping[str, tuple[str, ...]]
+
+    def get(self, name: str) -> InstalledPlugin | None:
+        if name in self.duplicates:
+            raise PluginConflict(f"plugin name {name!r}", self.duplicates[name])
+        return self.plugins.get(name)
+
+
+def blocked_names(environ: Mapping[str, str] | None = None) -> frozenset[str]:
+    raw = (environ if environ is not None else os.environ).get(DISABLE_ENV, "")
+    return frozenset(name.strip() for name in raw.split(",") if name.strip())
+
+
+def discover(
+    paths: Iterable[str] | None = None, environ: Mapping[str, str] | None = None
+) -> Discovery:
+    """Scan `paths` (default ``sys.path``) for distributions declaring seamhost plugins."""
+    blocked = blocked_names(environ)
+    found: dict[str, InstalledPlugin] = {}
+    claimants: dict[str, list[str]] = {}
+    seen_dists: set[str] = set()
+    for entry in sys.path if paths is None else paths:
+        for dist_info, name, version in _dist_infos(entry or "."):
+            key = name.lower().replace("-", "_").replace(".", "_")
+            if key in seen_dists:
+                continue  # shadowed by an earlier sys.path entry, as importlib does
+            seen_dists.add(key)
+            for ep_name, value in _entry_points(dist_info / "entry_points.txt"):
+                dist = _display_name(dist_info) or name
+                if ep_name in blocked:
+                    continue
+                if ep_name in found:
+                    claimants.setdefault(ep_name, [found[ep_name].distribution]).append(dist)
+                    continue
+                found[ep_name] = InstalledPlugin(ep_name, value, dist, version)
+    duplicates = {name: tuple(dists) for name, dists in claimants.items()}
+    return Discovery(found, blocked, duplicates)
+
+
+def _dist_infos(entry: str) -> Iterable[tuple[Path, str, str]]:
+    try:
+        names = os.listdir(entry)
+    except OSError:
+        return
+    for item in sorted(names):
+        match = _DIST_INFO.match(item)
+        if match:
+            yield Path(entry, item), match["name"], match["version"]
+
+
+def _entry_points(path: Path) -> Iterable[tuple[str, str]]:
+    """The ``name = value`` lines of the ``[seamhost.plugins]`` section of entry_points.txt."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return
+    if GROUP not in text:
+        return
+    section = None
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line[0] in "#;":
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            section = line[1:-1].strip()
+            continue
+        if section == GROUP and "=" in line:
+            name, _, value = line.partition("=")
+            yield name.strip(), value.strip()
+
+
+def _display_name(dist_info: Path) -> str | None:
+    """The distribution's ``Name:`` as published (the dist-info directory name is normalised)."""
+    try:
+        with open(dist_info / "METADATA", encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith("Name:"):
+                    return line[5:].strip()
+                if not line.strip():
+                    break
+    except OSError:
+        return None
+    return None

@@ -1,0 +1,307 @@
+"""Drivers for the dispatch modes of the seam table (DESIGN §3.4).
+
+Each driver takes the implementations of one seam in call order, as :class:`Impl` values (the
+plugin's name and its function), and applies the mode's rules, including what a raising
+implementation means. Implementations may be plain or coroutine functions; drivers await what
+they get. ``BaseException`` that is not an ``Exception`` (cancellation, ``KeyboardInterrupt``) is
+never swallowed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from typing import Any, TypeVar
+
+import attrs
+
+from seamhost.decisions import Decision, Verdict
+from seamhost.errors import PluginConflict, SeamFailed, SeamUnavailable
+
+log = logging.getLogger("seamhost.seams")
+T = TypeVar("T")
+
+
+@attrs.frozen
+class Impl:
+    """One implementation of a seam: the plugin that supplied it and the function to call."""
+
+    plugin: str
+    function: Callable[..., Any]
+
+
+@attrs.frozen
+class Tracer:
+    """Writes one line per implementation call to stderr (``SEAMHOST_TRACE_HOOKS=1``)."""
+
+    enabled: bool = False
+
+    def __call__(self, seam: str, plugin: str, outcome: str) -> None:
+        if self.enabled:
+            print(f"seamhost: trace: {seam} -> {plugin}: {outcome}", file=sys.stderr, flush=True)
+
+
+async def settle(value: T | Awaitable[T]) -> T:
+    """Await `value` if it is awaitable."""
+    if inspect.isawaitable(value):
+        return await value
+    return value
+
+
+def describe(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
+
+# --------------------------------------------------------------------------------------------
+# provider and provider chain
+# --------------------------------------------------------------------------------------------
+
+
+def only(seam: str, impls: Sequence[Impl]) -> Impl:
+    """The single implementation of a provider seam; none → `SeamUnavailable`."""
+    if not impls:
+        raise SeamUnavailable(seam)
+    # The bundle refuses two providers at startup; this guards against a plugin registered
+    # after the bundle was checked.
+    if len(impls) > 1:
+        raise PluginConflict(f"seam {seam}", tuple(i.plugin for i in impls))
+    return impls[0]
+
+
+@attrs.frozen
+class ChainAnswer:
+    """The outcome of a provider chain: the answer, who gave it, and why others did not."""
+
+    answer: Any
+    plugin: str | None
+    notes: tuple[str, ...]
+
+
+async def first_answer(
+    seam: str,
+    impls: Sequence[Impl],
+    kwargs: dict[str, Any],
+    *,
+    accept: Callable[[Any], bool],
+    trace: Tracer,
+) -> ChainAnswer:
+    """Ask each implementation in order; the first non-``None`` answer wins.
+
+    A raise or an answer `accept` refuses stops the chain with no answer (fail closed): a broken
+    answerer must not let a later, more permissive one decide.
+    """
+    notes: list[str] = []
+    for impl in impls:
+        try:
+            answer = await settle(impl.function(**kwargs))
+        except Exception as exc:
+            trace(seam, impl.plugin, f"raised {describe(exc)}")
+            notes.append(f'"{impl.plugin}" raised {describe(exc)}')
+            return ChainAnswer(None, impl.plugin, tuple(notes))
+        if answer is None:
+            trace(seam, impl.plugin, "no answer")
+            notes.append(f'"{impl.plugin}" did not answer')
+            continue
+        if not accept(answer):
+            trace(seam, impl.plugin, f"invalid answer {answer!r}")
+            notes.append(f'"{impl.plugin}" answered {answer!r}, outside the vocabulary')
+            return ChainAnswer(None, impl.plugin, tuple(notes))
+        trace(seam, impl.plugin, f"answered {answer}")
+        return ChainAnswer(answer, impl.plugin, tuple(notes))
+    return ChainAnswer(None, None, tuple(notes))
+
+
+# --------------------------------------------------------------------------------------------
+# decision and guard
+# --------------------------------------------------------------------------------------------
+
+
+def _strictest(votes: list[Decision]) -> Decision:
+    if not votes:
+        return Decision.allow()
+    worst = max(vote.verdict for vote in votes)
+    # Among equally strict votes pick by plugin name, so registration order never matters.
+    return min((v for v in votes if v.verdict == worst), key=lambda v: (v.plugin, v.reason))
+
+
+async def decide(
+    seam: str, impls: Sequence[Impl], kwargs: dict[str, Any], *, trace: Tracer, guard: bool
+) -> Decision:
+    """Collect every vote; the most restrictive wins. A raise or a malformed vote is a deny.
+
+    With ``guard=True`` only deny or abstain are valid votes; an allow or ask is a contract error
+    and also counts as a deny.
+    """
+    votes: list[Decision] = []
+    for impl in impls:
+        try:
+            vote = await settle(impl.function(**kwargs))
+        except Exception as exc:
+            trace(seam, impl.plugin, f"raised {describe(exc)}")
+            votes.append(Decision(Verdict.DENY, f"{seam} raised {describe(exc)}", impl.plugin))
+            continue
+        if vote is None:
+            trace(seam, impl.plugin, "abstain")
+            continue
+        if not isinstance(vote, Decision) or (guard and vote.verdict is not Verdict.DENY):
+            trace(seam, impl.plugin, f"invalid vote {vote!r}")
+            problem = "a guard may only deny or abstain" if guard else "not a Decision"
+            votes.append(Decision(Verdict.DENY, f"invalid vote {vote!r}: {problem}", impl.plugin))
+            continue
+        trace(seam, impl.plugin, f"{vote.verdict} {vote.reason}".rstrip())
+        votes.append(attrs.evolve(vote, plugin=impl.plugin))
+    return _strictest(votes)
+
+
+# --------------------------------------------------------------------------------------------
+# notify and barrier
+# --------------------------------------------------------------------------------------------
+
+_background: set[asyncio.Task[Any]] = set()
+
+
+def _log_failure(seam: str, plugin: str, exc: BaseException) -> None:
+    log.warning("%s observer %r failed: %s", seam, plugin, describe(exc), exc_info=exc)
+
+
+def notify(seam: str, impls: Sequence[Impl], kwargs: dict[str, Any], *, trace: Tracer) -> None:
+    """Call every observer; failures are logged and contained.
+
+    Coroutine observers are scheduled on the running loop (fire-and-forget) or, without one,
+    run to completion in a private loop so that nothing is silently dropped.
+    """
+    for impl in impls:
+        try:
+            result = impl.function(**kwargs)
+        except Exception as exc:
+            trace(seam, impl.plugin, f"raised {describe(exc)}")
+            _log_failure(seam, impl.plugin, exc)
+            continue
+        trace(seam, impl.plugin, "notified")
+        if inspect.isawaitable(result):
+            _run_observer(seam, impl.plugin, result)
+
+
+def _run_observer(seam: str, plugin: str, awaitable: Awaitable[Any]) -> None:
+    async def observe() -> None:
+        try:
+            await awaitable
+        except Exception as exc:
+            _log_failure(seam, plugin, exc)
+
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        asyncio.run(observe())
+        return
+    task = loop.create_task(observe())
+    _background.add(task)
+    task.add_done_callback(_background.discard)
+
+
+async def barrier(
+    seam: str, impls: Sequence[Impl], kwargs: dict[str, Any], *, trace: Tracer
+) -> None:
+    """Run every implementation and await them all; then raise the first failure, if any."""
+    if not impls:
+        raise SeamUnavailable(seam)
+
+    async def run(impl: Impl) -> None:
+        await settle(impl.function(**kwargs))
+
+    outcomes = await asyncio.gather(*(run(impl) for impl in impls), return_exceptions=True)
+    failures: list[tuple[Impl, BaseException]] = []
+    for impl, outcome in zip(impls, outcomes, strict=True):
+        if isinstance(outcome, BaseException):
+            trace(seam, impl.plugin, f"raised {describe(outcome)}")
+            if not isinstance(outcome, Exception):
+                raise outcome
+            failures.append((impl, outcome))
+        else:
+            trace(seam, impl.plugin, "settled")
+    if failures:
+        summary = tuple((impl.plugin, describe(exc)) for impl, exc in failures)
+        raise SeamFailed(seam, summary) from failures[0][1]
+
+
+# --------------------------------------------------------------------------------------------
+# around chains
+# --------------------------------------------------------------------------------------------
+
+
+def around(
+    seam: str,
+    impls: Sequence[Impl],
+    argument: str,
+    terminal: Callable[[Any], Awaitable[T]],
+    *,
+    trace: Tracer,
+    on_error: Callable[[Impl, Exception], T] | None = None,
+) -> Callable[[Any], Awaitable[T]]:
+    """Compose ``impl(<argument>=ctx, call_next=next)`` links around `terminal`.
+
+    The first implementation in call order is outermost. With `on_error`, an implementation that
+    raises is turned into a value by it (an error result); otherwise the error propagates.
+    """
+    link: Callable[[Any], Awaitable[T]] = terminal
+    for impl in reversed(impls):
+        link = _link(seam, impl, argument, link, trace, on_error)
+    return link
+
+
+def _link(
+    seam: str,
+    impl: Impl,
+    argument: str,
+    inner: Callable[[Any], Awaitable[T]],
+    trace: Tracer,
+    on_error: Callable[[Impl, Exception], T] | None,
+) -> Callable[[Any], Awaitable[T]]:
+    async def call(ctx: Any) -> T:
+        trace(seam, impl.plugin, "enter")
+        try:
+            result: T = await settle(impl.function(**{argument: ctx, "call_next": inner}))
+        except Exception as exc:
+            trace(seam, impl.plugin, f"raised {describe(exc)}")
+            if on_error is None:
+                raise
+            return on_error(impl, exc)
+        trace(seam, impl.plugin, "leave")
+        return result
+
+    return call
+
+
+def around_stream(
+    seam: str,
+    impls: Sequence[Impl],
+    argument: str,
+    terminal: Callable[[Any], AsyncIterator[T]],
+    *,
+    trace: Tracer,
+) -> Callable[[Any], AsyncIterator[T]]:
+    """Like :func:`around` for chains whose links return async iterators (``llm/stream``)."""
+    link: Callable[[Any], AsyncIterator[T]] = terminal
+    for impl in reversed(impls):
+        link = _stream_link(seam, impl, argument, link, trace)
+    return link
+
+
+def _stream_link(
+    seam: str,
+    impl: Impl,
+    argument: str,
+    inner: Callable[[Any], AsyncIterator[T]],
+    trace: Tracer,
+) -> Callable[[Any], AsyncIterator[T]]:
+    async def call(ctx: Any) -> AsyncIterator[T]:
+        trace(seam, impl.plugin, "enter")
+        stream = await settle(impl.function(**{argument: ctx, "call_next": inner}))
+        async for item in stream:
+            yield item
+        trace(seam, impl.plugin, "leave")
+
+    return call

@@ -1,0 +1,265 @@
+"""The typed façade: one method per seam, the only code that touches the plugin manager's hooks.
+
+The façade reads each seam's implementations from pluggy in pluggy's call order (``tryfirst``
+first, then the most recently registered), turns them into :class:`~seamhost.dispatch.Impl`
+values tagged with their plugin, and drives them in the seam's mode (:mod:`seamhost.dispatch`).
+The bundle registers plugins in reverse profile order, so for plugins without ``tryfirst`` or
+``trylast`` the call order is the order the profile lists them: the first is outermost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from seamhost import dispatch
+from seamhost.approval import ApprovalOutcome
+from seamhost.catalogue import SEAMS, hook_name
+from seamhost.decisions import Block, Decision, Replace
+from seamhost.dispatch import ChainAnswer, Impl, Tracer
+from seamhost.errors import PluginConflict, PluginLoadError, SeamContractError
+from seamhost.results import ErrorCode, ToolResult
+from seamhost.tools import RegisteredTool, ToolSpec
+
+if TYPE_CHECKING:
+    import pluggy
+
+    from seamhost.approval import ApprovalRequest
+    from seamhost.model import ModelAdapter, ModelEvent, ModelRequest
+    from seamhost.sandbox import ConfinedCommand, ConfineRequest
+    from seamhost.session.record import Record
+    from seamhost.session.session import Session
+    from seamhost.session.store import SessionStore
+    from seamhost.steps import StepContext
+    from seamhost.tools import ToolExecution, ToolInvocation
+
+
+class Seams:
+    """Drives every seam of one bundle. Built by the bundle; fixed for its life."""
+
+    def __init__(
+        self,
+        pm: pluggy.PluginManager,
+        *,
+        plugin_names: Mapping[str, str] | None = None,
+        trace: bool = False,
+    ) -> None:
+        names = dict(plugin_names or {})
+        self._trace = Tracer(trace)
+        self._impls: dict[str, tuple[Impl, ...]] = {}
+        for seam in SEAMS:
+            caller = getattr(pm.hook, hook_name(seam))
+            self._impls[seam] = tuple(
+                Impl(names.get(impl.plugin_name, impl.plugin_name), impl.function)
+                for impl in reversed(caller.get_hookimpls())
+            )
+
+    # -- introspection ----------------------------------------------------------------------
+
+    def implementers(self, seam: str) -> tuple[str, ...]:
+        """The plugins implementing `seam`, in call order."""
+        return tuple(impl.plugin for impl in self._impls[seam])
+
+    def has(self, seam: str) -> bool:
+        return bool(self._impls[seam])
+
+    # -- registration -----------------------------------------------------------------------
+
+    def tools_register(self) -> dict[str, RegisteredTool]:
+        """``tools/register``: collect every plugin's tools; a duplicate name names both."""
+        tools: dict[str, RegisteredTool] = {}
+        for impl in self._impls["tools/register"]:
+
+            def register(spec: ToolSpec, _plugin: str = impl.plugin) -> None:
+                if not isinstance(spec, ToolSpec):
+                    raise SeamContractError(
+                        "tools/register", _plugin, f"registered {spec!r}, not a ToolSpec"
+                    )
+                if spec.name in tools:
+                    raise PluginConflict(f"tool {spec.name!r}", (tools[spec.name].plugin, _plugin))
+                tools[spec.name] = RegisteredTool.of(spec, _plugin)
+
+            try:
+                impl.function(register=register)
+            except (PluginConflict, SeamContractError):
+                raise
+            except Exception as exc:
+                raise PluginLoadError(
+                    impl.plugin, "tools/register", dispatch.describe(exc)
+                ) from exc
+            self._trace("tools/register", impl.plugin, "registered")
+        return tools
+
+    # -- providers --------------------------------------------------------------------------
+
+    def session_store(self) -> SessionStore | None:
+        """``session/store``: the storage backend, or ``None`` (sessions are memory-only)."""
+        impls = self._impls["session/store"]
+        if not impls:
+            return None
+        impl = dispatch.only("session/store", impls)
+        self._trace("session/store", impl.plugin, "provide")
+        store: SessionStore = impl.function()
+        return store
+
+    def llm_adapter(self) -> ModelAdapter:
+        """``llm/adapter``: the model adapter; raises `SeamUnavailable` when missing."""
+        impl = dispatch.only("llm/adapter", self._impls["llm/adapter"])
+        self._trace("llm/adapter", impl.plugin, "provide")
+        adapter: ModelAdapter = impl.function()
+        return adapter
+
+    async def sandbox_confine(self, request: ConfineRequest) -> tuple[ConfinedCommand, str]:
+        """``sandbox/confine``: the confined command and the providing plugin.
+
+        Raises `SeamUnavailable` when no plugin provides the seam; a raising provider propagates.
+        """
+        impl = dispatch.only("sandbox/confine", self._impls["sandbox/confine"])
+        confined: ConfinedCommand = await dispatch.settle(impl.function(request=request))
+        self._trace("sandbox/confine", impl.plugin, f"{confined.backend} ({confined.enforcement})")
+        return confined, impl.plugin
+
+    # -- the session log --------------------------------------------------------------------
+
+    def session_event(self, session: Session, record: Record) -> None:
+        """``session/event``: notify observers of a committed record."""
+        impls = self._impls["session/event"]
+        if impls:
+            dispatch.notify(
+                "session/event", impls, {"session": session, "record": record}, trace=self._trace
+            )
+
+    async def session_flush(self, session: Session) -> None:
+        """``session/flush``: the barrier; raises `SeamUnavailable` when nobody implements it."""
+        await dispatch.barrier(
+            "session/flush", self._impls["session/flush"], {"session": session}, trace=self._trace
+        )
+
+    # -- the agent loop ---------------------------------------------------------------------
+
+    async def agent_pre_step(
+        self, ctx: StepContext, proceed: Callable[[StepContext], Awaitable[None]]
+    ) -> None:
+        """``agent/pre-step``: run the chain; `proceed` is the innermost link."""
+        chain = dispatch.around(
+            "agent/pre-step", self._impls["agent/pre-step"], "ctx", proceed, trace=self._trace
+        )
+        await chain(ctx)
+
+    def llm_stream(
+        self,
+        request: ModelRequest,
+        adapter: Callable[[ModelRequest], AsyncIterator[ModelEvent]],
+    ) -> AsyncIterator[ModelEvent]:
+        """``llm/stream``: the stream of model events, through every wrapper to `adapter`."""
+        chain = dispatch.around_stream(
+            "llm/stream", self._impls["llm/stream"], "request", adapter, trace=self._trace
+        )
+        return chain(request)
+
+    # -- the governed call ------------------------------------------------------------------
+
+    async def tools_pre_execute(self, call: ToolInvocation) -> Decision:
+        """``tools/pre-execute``: the most restrictive vote (allow when nobody votes)."""
+        return await dispatch.decide(
+            "tools/pre-execute",
+            self._impls["tools/pre-execute"],
+            {"call": call},
+            trace=self._trace,
+            guard=False,
+        )
+
+    async def approval_request(self, request: ApprovalRequest) -> ChainAnswer:
+        """``approval/request``: the first answer in the chain; ``answer is None`` → unavailable."""
+        return await dispatch.first_answer(
+            "approval/request",
+            self._impls["approval/request"],
+            {"request": request},
+            accept=lambda answer: isinstance(answer, ApprovalOutcome),
+            trace=self._trace,
+        )
+
+    async def tools_guard(self, call: ToolInvocation) -> Decision:
+        """``tools/guard``: deny if any guard denies (or raises); allow otherwise."""
+        return await dispatch.decide(
+            "tools/guard", self._impls["tools/guard"], {"call": call}, trace=self._trace, guard=True
+        )
+
+    async def tools_execute(
+        self,
+        execution: ToolExecution,
+        body: Callable[[ToolExecution], Awaitable[ToolResult]],
+    ) -> ToolResult:
+        """``tools/execute``: run the chain around `body`; a raising wrapper is a ``TOOL_ERROR``."""
+
+        def failed(impl: Impl, exc: Exception) -> ToolResult:
+            return ToolResult.failure(
+                execution.invocation.call_id,
+                ErrorCode.TOOL_ERROR,
+                f'plugin "{impl.plugin}" failed in tools/execute: {dispatch.describe(exc)}',
+            )
+
+        chain = dispatch.around(
+            "tools/execute",
+            self._impls["tools/execute"],
+            "execution",
+            body,
+            trace=self._trace,
+            on_error=failed,
+        )
+        return await chain(execution)
+
+    async def tools_post_execute(self, call: ToolInvocation, result: ToolResult) -> ToolResult:
+        """``tools/post-execute``: apply each transform in order; a block or a raise blocks."""
+        for impl in self._impls["tools/post-execute"]:
+            try:
+                vote = await dispatch.settle(impl.function(call=call, result=result))
+            except Exception as exc:
+                self._trace("tools/post-execute", impl.plugin, f"raised {dispatch.describe(exc)}")
+                return _blocked(result, impl.plugin, f"raised {dispatch.describe(exc)}")
+            if vote is None:
+                self._trace("tools/post-execute", impl.plugin, "accept")
+                continue
+            if isinstance(vote, Block):
+                self._trace("tools/post-execute", impl.plugin, f"block {vote.reason}")
+                return _blocked(result, impl.plugin, vote.reason)
+            if not isinstance(vote, Replace):
+                self._trace("tools/post-execute", impl.plugin, f"invalid vote {vote!r}")
+                return _blocked(result, impl.plugin, f"invalid vote {vote!r}")
+            self._trace("tools/post-execute", impl.plugin, f"replace {_changes(vote)}")
+            result = _replace(result, impl.plugin, vote)
+        return result
+
+    def tools_result(self, call: ToolInvocation, result: ToolResult) -> None:
+        """``tools/result``: notify observers; their failures never change the result."""
+        impls = self._impls["tools/result"]
+        if impls:
+            dispatch.notify(
+                "tools/result", impls, {"call": call, "result": result}, trace=self._trace
+            )
+
+
+def _changes(vote: Replace) -> str:
+    return "value" if vote.replaces_value else "content"
+
+
+def _replace(result: ToolResult, plugin: str, vote: Replace) -> ToolResult:
+    note: dict[str, Any] = {"plugin": plugin, "changes": _changes(vote), "reason": vote.reason}
+    redactions = [*result.meta.get("redactions", ()), note]
+    meta = {**result.meta, "redactions": redactions}
+    if vote.replaces_value:
+        return attrs.evolve(result, value=vote.value, meta=meta)
+    return attrs.evolve(result, content=vote.content, meta=meta)
+
+
+def _blocked(result: ToolResult, plugin: str, reason: str) -> ToolResult:
+    return ToolResult.failure(
+        result.call_id,
+        ErrorCode.POST_EXECUTE_BLOCKED,
+        f'plugin "{plugin}" blocked the result: {reason}',
+    )
+
+
+__all__ = ["Seams"]

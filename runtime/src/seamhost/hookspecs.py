@@ -1,0 +1,252 @@
+"""Hook specifications: one per seam of the catalogue (:mod:`seamhost.catalogue`).
+
+Plugins implement these with ``@seamhost.hookimpl``. Every implementation may be a plain function
+or a coroutine function: the kernel's façade awaits what it gets. Implementations are driven one by
+one by the façade, so a failure is always attributed to the plugin that raised. ``hookwrapper`` and
+``wrapper`` implementations are refused at startup: use the around seams instead.
+
+Each docstring states when the hook is called, its dispatch mode, what its return values mean, and
+what happens when no plugin implements it or an implementation raises.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable
+from typing import TYPE_CHECKING
+
+import pluggy
+
+if TYPE_CHECKING:
+    from seamhost.approval import ApprovalOutcome, ApprovalRequest
+    from seamhost.decisions import Block, Decision, Replace
+    from seamhost.model import ModelAdapter, ModelEvent, ModelRequest, StreamNext
+    from seamhost.results import ToolResult
+    from seamhost.sandbox import ConfinedCommand, ConfineRequest
+    from seamhost.session.record import Record
+    from seamhost.session.session import Session
+    from seamhost.session.store import SessionStore
+    from seamhost.steps import StepContext, StepNext
+    from seamhost.tools import ExecuteNext, ToolExecution, ToolInvocation, ToolRegistrar
+
+PROJECT = "seamhost"
+hookspec = pluggy.HookspecMarker(PROJECT)
+hookimpl = pluggy.HookimplMarker(PROJECT)
+
+# --------------------------------------------------------------------------------------------
+# start-up: registration and services
+# --------------------------------------------------------------------------------------------
+
+
+@hookspec
+def tools_register(register: ToolRegistrar) -> None:
+    """Seam ``tools/register`` (registration): declare the tools a plugin supplies.
+
+    Called once per implementation while the bundle is built, with a ``register(spec)`` callback
+    bound to the calling plugin, so every tool is tagged with the plugin that supplied it.
+
+    Return value: ignored.
+
+    Missing: the bundle has no tools and every call ends ``UNKNOWN_TOOL``.
+    Raising, or registering a tool name another plugin already registered: the bundle fails to
+    start with an error naming the plugin(s).
+    """
+
+
+@hookspec
+def session_store() -> SessionStore:
+    """Seam ``session/store`` (provider): supply the storage backend for session logs.
+
+    Called once when the bundle first needs a store. Exactly one plugin may implement it.
+
+    Return value: a :class:`~seamhost.session.store.SessionStore`.
+
+    Missing: sessions are memory-only (an in-memory store), and a profile whose ``[require]``
+    lists ``session/store`` fails at startup. Raising: the session cannot be created or opened.
+    """
+
+
+@hookspec
+def llm_adapter() -> ModelAdapter:
+    """Seam ``llm/adapter`` (provider): supply the model adapter.
+
+    Called when an agent session starts. Exactly one plugin may implement it.
+
+    Return value: a :class:`~seamhost.model.ModelAdapter`; its ``stream`` is the innermost link
+    of the ``llm/stream`` chain.
+
+    Missing: the step fails with ``MODEL_UNAVAILABLE``. Raising: likewise.
+    """
+
+
+@hookspec
+def sandbox_confine(request: ConfineRequest) -> ConfinedCommand | Awaitable[ConfinedCommand]:
+    """Seam ``sandbox/confine`` (provider): wrap a subprocess argv in confinement.
+
+    Called by the runner for every subprocess a tool starts in ``read-only`` or
+    ``workspace-write`` mode, before the process is spawned. Exactly one plugin may implement it.
+
+    Return value: a :class:`~seamhost.sandbox.ConfinedCommand` (the argv and environment to run,
+    the backend, its enforcement ``full`` or ``partial``, and a classifier of the exit).
+
+    Missing: the call ends ``SANDBOX_UNAVAILABLE`` before anything is dispatched; there is never
+    an unconfined fallback. Raising: likewise (``SANDBOX_UNAVAILABLE``).
+    """
+
+
+# --------------------------------------------------------------------------------------------
+# the session log
+# --------------------------------------------------------------------------------------------
+
+
+@hookspec
+def session_event(session: Session, record: Record) -> None | Awaitable[None]:
+    """Seam ``session/event`` (notify): observe every record committed to a session.
+
+    Called after ``Session.append`` has committed `record` in memory (it may not be durable
+    yet). Coroutine implementations are scheduled on the running event loop.
+
+    Return value: ignored.
+
+    Missing: nothing happens. Raising: logged and contained; the append stands.
+    """
+
+
+@hookspec
+def session_flush(session: Session) -> None | Awaitable[None]:
+    """Seam ``session/flush`` (barrier): make every record appended so far durable.
+
+    Called by ``Session.flush()``. Every implementation runs and is awaited; it returns only when
+    every record appended before the call has crossed its storage boundary.
+
+    Return value: ignored.
+
+    Missing: the flush raises :class:`~seamhost.errors.SeamUnavailable`, so a checkpoint that
+    requires it fails closed (``CHECKPOINT_FAILED``). Raising: the first failure is raised after
+    all implementations settled; the caller fails closed.
+    """
+
+
+# --------------------------------------------------------------------------------------------
+# the agent loop and the model
+# --------------------------------------------------------------------------------------------
+
+
+@hookspec
+def agent_pre_step(ctx: StepContext, call_next: StepNext) -> Awaitable[None]:
+    """Seam ``agent/pre-step`` (around): run before each agent step.
+
+    Called before the loop starts step ``ctx.step``; each implementation must ``await
+    call_next(ctx)`` to let the step proceed. The first registered implementation is outermost.
+
+    Return value: ignored. Not calling ``call_next`` stops the step (a short-circuit).
+
+    Missing: the step proceeds. Raising: the error propagates and the turn ends ``error``.
+    """
+
+
+@hookspec
+def llm_stream(request: ModelRequest, call_next: StreamNext) -> AsyncIterator[ModelEvent]:
+    """Seam ``llm/stream`` (around): wrap the request to the model.
+
+    Called for each model request. ``call_next(request)`` returns the inner stream; the
+    innermost link is the ``llm/adapter`` provider's ``stream``. An implementation returns an
+    async iterator of model events; it may transform, replay or delay the inner one (a checkpoint
+    policy flushes on first consumption, before the request is actually sent).
+
+    Missing: the request passes straight to the adapter. Raising: the step fails and the turn ends
+    ``error``.
+    """
+
+
+# --------------------------------------------------------------------------------------------
+# the governed tool call, in pipeline order
+# --------------------------------------------------------------------------------------------
+
+
+@hookspec
+def tools_pre_execute(call: ToolInvocation) -> Decision | None | Awaitable[Decision | None]:
+    """Seam ``tools/pre-execute`` (decision): vote on a validated call.
+
+    Called after the arguments were parsed, validated and frozen, before any approval. Every
+    implementation votes; the most restrictive vote wins (deny > ask > allow), so registration
+    order never matters. Arguments cannot be rewritten here.
+
+    Return value: a :class:`~seamhost.decisions.Decision`, or ``None`` to abstain.
+
+    Missing: allow. Raising: counts as a deny naming the plugin (``DENIED_BY_POLICY``).
+    """
+
+
+@hookspec
+def approval_request(
+    request: ApprovalRequest,
+) -> ApprovalOutcome | None | Awaitable[ApprovalOutcome | None]:
+    """Seam ``approval/request`` (provider chain): answer one approval request.
+
+    Called only when ``tools/pre-execute`` decided ask (or a call asks for a wider sandbox).
+    Answerers are asked in order; the first that returns an outcome wins and the rest are not
+    asked.
+
+    Return value: an :class:`~seamhost.approval.ApprovalOutcome`, or ``None`` when this answerer
+    does not answer (no terminal, no matching rule).
+
+    Missing, or nobody answers: ``unavailable``, so the call is refused
+    (``APPROVAL_UNAVAILABLE``). Raising, or answering outside the vocabulary: ``unavailable``.
+    """
+
+
+@hookspec
+def tools_guard(call: ToolInvocation) -> Decision | None | Awaitable[Decision | None]:
+    """Seam ``tools/guard`` (guard): a floor that may only deny.
+
+    Called after policy and approval. Every implementation may deny or abstain; none can allow,
+    and nothing after a deny can re-open the call.
+
+    Return value: ``Decision.deny(reason)``, or ``None`` to abstain (an allow or ask vote is a
+    contract error and counts as deny).
+
+    Missing: allow. Raising: counts as a deny naming the plugin (``DENIED_BY_GUARD``).
+    """
+
+
+@hookspec
+def tools_execute(execution: ToolExecution, call_next: ExecuteNext) -> Awaitable[ToolResult]:
+    """Seam ``tools/execute`` (around): wrap the tool body.
+
+    Called once governance has passed and ``tool/dispatch`` was appended. Each implementation
+    returns ``await call_next(execution)`` or short-circuits with its own result; the innermost
+    link runs the tool body. ``execution.parent`` is set for nested calls.
+
+    Return value: the :class:`~seamhost.results.ToolResult`.
+
+    Missing: the body runs. Raising: the call ends with an error result (``TOOL_ERROR``) naming
+    the plugin.
+    """
+
+
+@hookspec
+def tools_post_execute(
+    call: ToolInvocation, result: ToolResult
+) -> Replace | Block | None | Awaitable[Replace | Block | None]:
+    """Seam ``tools/post-execute`` (transform): govern a result before it is committed.
+
+    Called in order after the body settled, each implementation seeing the result as the previous
+    ones left it.
+
+    Return value: ``None`` to accept, :class:`~seamhost.decisions.Replace` to change the content
+    or the value (never both), :class:`~seamhost.decisions.Block` to block.
+
+    Missing: the result is accepted. Raising: counts as a block (``POST_EXECUTE_BLOCKED``).
+    """
+
+
+@hookspec
+def tools_result(call: ToolInvocation, result: ToolResult) -> None | Awaitable[None]:
+    """Seam ``tools/result`` (notify): observe a settled result.
+
+    Called after post-execute, before the result is committed to the log.
+
+    Return value: ignored.
+
+    Missing: nothing happens. Raising: logged and contained; the result is unchanged.
+    """

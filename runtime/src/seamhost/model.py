@@ -1,0 +1,55 @@
+"""The model boundary: what is sent to a model adapter and what streams back."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Mapping
+from typing import Any, Protocol
+
+import attrs
+
+
+@attrs.frozen
+class ModelRequest:
+    """One request to the model: the derived conversation and the visible tools."""
+
+    session_id: str
+    turn: int
+    step: int
+    messages: tuple[Mapping[str, Any], ...]
+    tools: tuple[Mapping[str, Any], ...]
+    session: Any = attrs.field(default=None, eq=False, repr=False)
+
+
+@attrs.frozen
+class TextDelta:
+    """A piece of assistant text."""
+
+    text: str
+
+
+@attrs.frozen
+class ToolCallProposal:
+    """A tool call as the model proposed it; `arguments` is the raw string it produced."""
+
+    call_id: str
+    name: str
+    arguments: str
+
+
+@attrs.frozen
+class ModelDone:
+    """The end of one model response."""
+
+    stop_reason: str = "end"
+
+
+ModelEvent = TextDelta | ToolCallProposal | ModelDone
+StreamNext = Callable[[ModelRequest], AsyncIterator[ModelEvent]]
+
+
+class ModelAdapter(Protocol):
+    """What an `llm/adapter` provider returns."""
+
+    name: str
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]: ...

@@ -1,0 +1,156 @@
+"""From typed events to record data and back, with a JSON Schema per event type.
+
+:func:`make_converter` builds the one cattrs converter the session uses (never a global): it
+unstructures an event into plain data, omitting optional fields that are unset, and structures
+data back into its class. :class:`EventCatalog` knows every type a session accepts, derives each
+type's JSON Schema from its attrs class, and validates data against it (compiled once).
+"""
+
+from __future__ import annotations
+
+import types
+import typing
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import attrs
+import cattrs
+from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
+
+from seamhost.errors import EventRejected, UnknownEventType, join_key
+from seamhost.schema import Validator, compile_schema
+from seamhost.session.events import CORE_EVENTS, Event
+
+
+def make_converter(classes: Iterable[type[Event]] = CORE_EVENTS) -> cattrs.Converter:
+    """A converter that maps `classes` to and from their record data."""
+    converter = cattrs.Converter()
+    for cls in classes:
+        _register(converter, cls)
+    return converter
+
+
+def _register(converter: cattrs.Converter, cls: type) -> None:
+    attrs.resolve_types(cls)
+    overrides = {
+        field.name: override(omit_if_default=field.default is None)
+        for field in attrs.fields(cls)
+    }
+    converter.register_unstructure_hook(
+        cls, make_dict_unstructure_fn(cls, converter, **overrides)
+    )
+    converter.register_structure_hook(cls, make_dict_structure_fn(cls, converter))
+    for field in attrs.fields(cls):
+        for inner in _nested_classes(field.type):
+            _register(converter, inner)
+
+
+def _nested_classes(tp: Any) -> list[type]:
+    if attrs.has(tp):
+        return [tp]
+    return [c for arg in typing.get_args(tp) for c in _nested_classes(arg)]
+
+
+def schema_of(cls: type) -> dict[str, Any]:
+    """The JSON Schema of an attrs class's data (unknown extra keys are allowed)."""
+    attrs.resolve_types(cls)
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    for field in attrs.fields(cls):
+        properties[field.name] = _type_schema(field.type)
+        if field.default is attrs.NOTHING:
+            required.append(field.name)
+    return {"type": "object", "properties": properties, "required": required}
+
+
+def _type_schema(tp: Any) -> dict[str, Any]:
+    origin = typing.get_origin(tp)
+    args = typing.get_args(tp)
+    if tp is Any:
+        return {}
+    if tp is bool:
+        return {"type": "boolean"}
+    if tp is int:
+        return {"type": "integer"}
+    if tp is str:
+        return {"type": "string"}
+    if origin is typing.Literal:
+        return {"enum": list(args)}
+    if origin in (typing.Union, types.UnionType):
+        present = [a for a in args if a is not type(None)]
+        return _type_schema(present[0]) if len(present) == 1 else {
+            "anyOf": [_type_schema(a) for a in present]
+        }
+    if origin is tuple:
+        return {"type": "array", "items": _type_schema(args[0])}
+    if origin in (Mapping, dict) or tp is dict:
+        return {"type": "object"}
+    if attrs.has(tp):
+        return schema_of(tp)
+    raise TypeError(f"no JSON Schema for field type {tp!r}")
+
+
+@attrs.frozen
+class EventType:
+    """One type the catalogue accepts."""
+
+    name: str
+    cls: type[Event]
+    schema: Mapping[str, Any]
+
+
+class EventCatalog:
+    """The event types a session accepts; validates data and converts typed events."""
+
+    def __init__(self, classes: Iterable[type[Event]] = CORE_EVENTS) -> None:
+        classes = tuple(classes)
+        self.converter = make_converter(classes)
+        self._types: dict[str, EventType] = {}
+        self._validators: dict[str, Validator] = {}
+        for cls in classes:
+            if not cls.TYPE or cls.TYPE in self._types:
+                raise ValueError(f"event class {cls.__qualname__} has a missing or duplicate TYPE")
+            self._types[cls.TYPE] = EventType(cls.TYPE, cls, schema_of(cls))
+
+    def __contains__(self, type_: object) -> bool:
+        return type_ in self._types
+
+    def names(self) -> list[str]:
+        return sorted(self._types)
+
+    def get(self, type_: str) -> EventType:
+        try:
+            return self._types[type_]
+        except KeyError:
+            raise UnknownEventType(type_) from None
+
+    def validate(self, type_: str, data: Mapping[str, Any]) -> None:
+        """Raise `EventRejected` unless `data` fits the schema of `type_`."""
+        validator = self._validators.get(type_)
+        if validator is None:
+            validator = self._validators[type_] = compile_schema(self.get(type_).schema)
+        violation = validator(data)
+        if violation is not None:
+            where = join_key(("data", *violation.path))
+            raise EventRejected(type_, where, violation.problem)
+
+    def unstructure(self, event: Event) -> dict[str, Any]:
+        """The record data of a typed event."""
+        data: dict[str, Any] = self.converter.unstructure(event)
+        return data
+
+    def structure(self, type_: str, data: Mapping[str, Any]) -> Event:
+        """The typed event of a record's data (extra keys are ignored)."""
+        event: Event = self.converter.structure(dict(data), self.get(type_).cls)
+        return event
+
+
+_core: EventCatalog | None = None
+
+
+def core_catalog() -> EventCatalog:
+    """The catalogue of the core types, built on first use and shared (it is immutable)."""
+    global _core
+    if _core is None:
+        _core = EventCatalog()
+    return _core

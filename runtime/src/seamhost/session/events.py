@@ -1,0 +1,203 @@
+"""The core event types of the session log (DESIGN §4).
+
+Each type is a frozen attrs class with a ``TYPE`` tag; its fields are the minimum its ``data``
+carries. Optional fields (``None`` by default) are omitted from the data when unset. Plugins may
+define types of their own the same way and hand them to the session's catalogue.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar, Literal
+
+import attrs
+
+TurnEndReason = Literal["completed", "aborted", "error", "interrupted"]
+ApprovalOutcomeName = Literal["allowed-once", "rejected", "cancelled", "unavailable"]
+SandboxModeName = Literal["read-only", "workspace-write", "danger-full-access"]
+
+
+@attrs.frozen
+class Event:
+    """Base of every typed event."""
+
+    TYPE: ClassVar[str] = ""
+
+
+@attrs.frozen
+class TurnStart(Event):
+    TYPE: ClassVar[str] = "turn/start"
+    turn: int
+
+
+@attrs.frozen
+class TurnEnd(Event):
+    TYPE: ClassVar[str] = "turn/end"
+    turn: int
+    reason: TurnEndReason
+    message: str | None = None
+
+
+@attrs.frozen
+class StepStart(Event):
+    TYPE: ClassVar[str] = "step/start"
+    turn: int
+    step: int
+
+
+@attrs.frozen
+class StepEnd(Event):
+    TYPE: ClassVar[str] = "step/end"
+    turn: int
+    step: int
+
+
+@attrs.frozen
+class UserMessage(Event):
+    TYPE: ClassVar[str] = "user/message"
+    turn: int
+    step: int
+    content: str
+    source: str
+
+
+@attrs.frozen
+class ProposedCall:
+    """One entry of an assistant message's ``tool_calls``: the raw arguments string as produced."""
+
+    call_id: str
+    name: str
+    arguments: str
+
+
+@attrs.frozen
+class AssistantMessage(Event):
+    TYPE: ClassVar[str] = "assistant/message"
+    turn: int
+    step: int
+    content: str
+    tool_calls: tuple[ProposedCall, ...] = ()
+
+
+@attrs.frozen
+class ToolCall(Event):
+    """The runtime has taken the call (intent), before anything was validated or decided."""
+
+    TYPE: ClassVar[str] = "tool/call"
+    turn: int
+    step: int
+    call_id: str
+    name: str
+    arguments: str
+    descriptor_digest: str | None = None
+
+
+@attrs.frozen
+class ApprovalAsked(Event):
+    TYPE: ClassVar[str] = "approval/asked"
+    id: str
+    call_id: str
+    tool: str
+    reason: str
+    args_digest: str
+    escalation: SandboxModeName | None = None
+
+
+@attrs.frozen
+class ApprovalDecided(Event):
+    TYPE: ClassVar[str] = "approval/decided"
+    id: str
+    outcome: ApprovalOutcomeName
+    interrupted: bool | None = None
+    answerer: str | None = None
+    message: str | None = None
+
+
+@attrs.frozen
+class ApprovalPolicy(Event):
+    TYPE: ClassVar[str] = "approval/policy"
+    policy: Literal["ask", "never"]
+    source: str
+
+
+@attrs.frozen
+class ToolDispatch(Event):
+    """Governance passed; the body may start once a checkpoint made this record durable."""
+
+    TYPE: ClassVar[str] = "tool/dispatch"
+    call_id: str
+    attempt: int
+    sandbox_mode: SandboxModeName
+    args_digest: str
+
+
+@attrs.frozen
+class ErrorDetail:
+    code: str
+    message: str
+
+
+@attrs.frozen
+class ToolResultEvent(Event):
+    TYPE: ClassVar[str] = "tool/result"
+    turn: int
+    step: int
+    call_id: str
+    is_error: bool
+    content: str
+    error: ErrorDetail | None = None
+    value: Any = None
+    meta: Mapping[str, Any] | None = None
+
+
+@attrs.frozen
+class SandboxModeChanged(Event):
+    TYPE: ClassVar[str] = "sandbox/mode"
+    mode: SandboxModeName
+    source: str
+
+
+@attrs.frozen
+class InboxSpliced(Event):
+    """Additional contexts injected after the results of a step."""
+
+    TYPE: ClassVar[str] = "agent/inbox/spliced"
+    turn: int
+    step: int
+    contexts: tuple[str, ...]
+
+
+@attrs.frozen
+class ClosedCall:
+    call_id: str
+    code: str
+
+
+@attrs.frozen
+class SessionRepaired(Event):
+    """What repair closed on a crashed tail."""
+
+    TYPE: ClassVar[str] = "session/repaired"
+    turn: int
+    calls: tuple[ClosedCall, ...] = ()
+    approvals: tuple[str, ...] = ()
+    torn_records: int = 0
+
+
+CORE_EVENTS: tuple[type[Event], ...] = (
+    TurnStart,
+    TurnEnd,
+    StepStart,
+    StepEnd,
+    UserMessage,
+    AssistantMessage,
+    ToolCall,
+    ApprovalAsked,
+    ApprovalDecided,
+    ApprovalPolicy,
+    ToolDispatch,
+    ToolResultEvent,
+    SandboxModeChanged,
+    InboxSpliced,
+    SessionRepaired,
+)

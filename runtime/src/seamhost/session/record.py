@@ -1,0 +1,131 @@
+"""The record envelope: one JSON object per committed event.
+
+``{"seq": n, "type": "...", "time": ms, "data": {...}}`` plus ``"ignorable": true`` on records a
+reader may skip when it does not know their type. `seq` is contiguous from 0 and `time` (Unix
+milliseconds) never goes backwards within a session. `data` is lossless JSON
+(:mod:`seamhost.jsonvalue`), checked before a record exists and frozen afterwards: a record keeps
+its data as JSON bytes or as a private parsed copy and hands out only read-only views.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from seamhost import jsonvalue
+from seamhost.jsonvalue import FrozenDict
+
+
+class Record:
+    """One committed event. Immutable; equal when their envelopes are byte-identical."""
+
+    __slots__ = ("_frozen", "_json", "_plain", "ignorable", "seq", "time", "type")
+
+    seq: int
+    type: str
+    time: int
+    ignorable: bool
+
+    def __init__(
+        self,
+        seq: int,
+        type: str,
+        time: int,
+        *,
+        data_json: bytes | None = None,
+        plain: Any = None,
+        ignorable: bool = False,
+    ) -> None:
+        if data_json is None and plain is None:
+            raise TypeError("a Record needs its data as JSON bytes or as a parsed value")
+        set_ = object.__setattr__
+        set_(self, "seq", seq)
+        set_(self, "type", type)
+        set_(self, "time", time)
+        set_(self, "ignorable", ignorable)
+        set_(self, "_json", data_json)
+        set_(self, "_plain", plain)
+        set_(self, "_frozen", None)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"Record is immutable; cannot set {name!r}")
+
+    @property
+    def data(self) -> FrozenDict:
+        """The event data as a read-only mapping."""
+        if self._frozen is None:
+            plain = self._plain if self._plain is not None else orjson.loads(self._json)  # type: ignore[arg-type]
+            object.__setattr__(self, "_frozen", jsonvalue.freeze(plain))
+        return self._frozen  # type: ignore[return-value]
+
+    @property
+    def data_json(self) -> bytes:
+        """The event data as compact JSON bytes."""
+        if self._json is None:
+            object.__setattr__(self, "_json", jsonvalue.dumps(self._plain))
+        return self._json  # type: ignore[return-value]
+
+    def envelope(self) -> bytes:
+        """The record as one line of JSON, without the newline."""
+        head = b'{"seq":%d,"type":%s,"time":%d,"data":' % (
+            self.seq,
+            orjson.dumps(self.type),
+            self.time,
+        )
+        tail = b',"ignorable":true}' if self.ignorable else b"}"
+        return head + self.data_json + tail
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"seq": self.seq, "type": self.type, "time": self.time}
+        out["data"] = jsonvalue.thaw(self.data)
+        if self.ignorable:
+            out["ignorable"] = True
+        return out
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Record):
+            return NotImplemented
+        return self.envelope() == other.envelope()
+
+    def __hash__(self) -> int:
+        return hash((self.seq, self.type, self.time))
+
+    def __repr__(self) -> str:
+        return f"Record(seq={self.seq}, type={self.type!r}, time={self.time})"
+
+
+class MalformedRecord(ValueError):
+    """A line is not a valid record envelope; `problem` says what is wrong."""
+
+    def __init__(self, problem: str) -> None:
+        super().__init__(problem)
+        self.problem = problem
+
+
+_ENVELOPE_KEYS = frozenset({"seq", "type", "time", "data", "ignorable"})
+
+
+def parse_envelope(line: bytes) -> Record:
+    """Parse one envelope line. Raises `MalformedRecord` for anything that is not one."""
+    try:
+        obj = orjson.loads(line)
+    except orjson.JSONDecodeError as exc:
+        raise MalformedRecord(f"not JSON: {exc}") from exc
+    if type(obj) is not dict:
+        raise MalformedRecord("a record must be a JSON object")
+    if not _ENVELOPE_KEYS.issuperset(obj):
+        raise MalformedRecord(f"unexpected envelope keys {sorted(set(obj) - _ENVELOPE_KEYS)}")
+    seq, type_, time, data = obj.get("seq"), obj.get("type"), obj.get("time"), obj.get("data")
+    if type(seq) is not int or seq < 0:
+        raise MalformedRecord("seq must be a non-negative integer")
+    if type(type_) is not str or not type_:
+        raise MalformedRecord("type must be a non-empty string")
+    if type(time) is not int or time < 0:
+        raise MalformedRecord("time must be a non-negative integer (Unix ms)")
+    if type(data) is not dict:
+        raise MalformedRecord("data must be a JSON object")
+    ignorable = obj.get("ignorable", False)
+    if ignorable is not True and "ignorable" in obj:
+        raise MalformedRecord('"ignorable" may only be true (or absent)')
+    return Record(seq, type_, time, plain=data, ignorable=bool(ignorable))

@@ -1,0 +1,163 @@
+"""The live session: the only place records are committed.
+
+``append`` commits an event in memory, atomically: its data is checked (lossless JSON, the
+type's schema), it gets the next `seq` and a `time` that never goes backwards, it is handed to the
+store's writer (write-behind) and announced on ``session/event``. It is **not** durable.
+``flush`` drives the ``session/flush`` barrier and returns only once every record appended before
+the call has crossed the storage boundary; without any implementation of that seam it raises
+`SeamUnavailable`, so a checkpoint that needs durability fails closed.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, overload
+
+from seamhost import jsonvalue
+from seamhost.errors import EventRejected, SeamUnavailable, UnknownEventType
+from seamhost.session.codec import EventCatalog, core_catalog
+from seamhost.session.record import Record
+
+if TYPE_CHECKING:
+    from seamhost.facade import Seams
+    from seamhost.session.events import Event
+    from seamhost.session.store import SessionHeader, SessionWriter
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+class RecordsView(Sequence[Record]):
+    """A read-only, live view of a session's records (no copy; the log only grows)."""
+
+    __slots__ = ("_records",)
+
+    def __init__(self, records: list[Record]) -> None:
+        self._records = records
+
+    @overload
+    def __getitem__(self, index: int) -> Record: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Record]: ...
+    def __getitem__(self, index: int | slice) -> Record | Sequence[Record]:
+        return self._records[index]
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    def __iter__(self) -> Iterator[Record]:
+        return iter(self._records)
+
+
+class Session:
+    """One session log, open for writing through its store's writer."""
+
+    def __init__(
+        self,
+        writer: SessionWriter,
+        *,
+        seams: Seams | None = None,
+        catalog: EventCatalog | None = None,
+        clock: Callable[[], int] = now_ms,
+    ) -> None:
+        self._writer = writer
+        self._seams = seams
+        self._catalog = catalog or core_catalog()
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._records: list[Record] = writer.existing()
+        for expected, record in enumerate(self._records):
+            if record.seq != expected:
+                raise ValueError(f"stored records have a seq gap at {expected}")
+        self._last_time = self._records[-1].time if self._records else 0
+        self._closed = False
+
+    # -- identity ---------------------------------------------------------------------------
+
+    @property
+    def id(self) -> str:
+        return self.header.session_id
+
+    @property
+    def header(self) -> SessionHeader:
+        return self._writer.header
+
+    @property
+    def writer(self) -> SessionWriter:
+        """The store's write handle (persistence backends flush through it)."""
+        return self._writer
+
+    @property
+    def catalog(self) -> EventCatalog:
+        return self._catalog
+
+    @property
+    def records(self) -> RecordsView:
+        return RecordsView(self._records)
+
+    @property
+    def next_seq(self) -> int:
+        return len(self._records)
+
+    @property
+    def last_time(self) -> int:
+        return self._last_time
+
+    # -- committing -------------------------------------------------------------------------
+
+    def append(self, event: Event, *, ignorable: bool = False) -> Record:
+        """Commit a typed event in memory and return its record (not yet durable)."""
+        return self.append_data(event.TYPE, self._catalog.unstructure(event), ignorable=ignorable)
+
+    def append_data(
+        self,
+        type_: str,
+        data: Mapping[str, Any],
+        *,
+        ignorable: bool = False,
+        time: int | None = None,
+    ) -> Record:
+        """Commit an event given as its type and data.
+
+        A type the catalogue does not know is accepted only when `ignorable`. `time` may be given
+        to reuse an earlier time (repair does, so as not to invent one); it is clamped so that
+        time never goes backwards.
+        """
+        if self._closed:
+            raise RuntimeError(f"session {self.id!r} is closed")
+        known = type_ in self._catalog
+        if not known and not ignorable:
+            raise UnknownEventType(type_)
+        if type(data) is not dict:
+            data = jsonvalue.thaw(data)
+        try:
+            jsonvalue.check_lossless(data, "data")
+        except jsonvalue.LossyValue as exc:
+            raise EventRejected(type_, exc.path, exc.problem) from None
+        if known:
+            self._catalog.validate(type_, data)
+        data_json = jsonvalue.dumps(data)
+        with self._lock:
+            stamp = max(self._clock() if time is None else time, self._last_time)
+            record = Record(len(self._records), type_, stamp, data_json=data_json, ignorable=ignorable)
+            self._writer.submit(record)
+            self._records.append(record)
+            self._last_time = stamp
+        if self._seams is not None:
+            self._seams.session_event(self, record)
+        return record
+
+    async def flush(self) -> None:
+        """Return once every record appended before the call is durable (``session/flush``)."""
+        if self._seams is None:
+            raise SeamUnavailable("session/flush")
+        await self._seams.session_flush(self)
+
+    def close(self) -> None:
+        """Release the writer. Records not flushed may be lost with a durable store."""
+        if not self._closed:
+            self._closed = True
+            self._writer.close()

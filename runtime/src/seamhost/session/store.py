@@ -1,0 +1,121 @@
+"""What a `session/store` provider supplies: the storage protocols and the session header.
+
+A store creates and opens sessions, lists them and reads them. A writer is the one handle that
+may add records to a session: ``submit`` hands records over without waiting (write-behind), and
+``flush`` returns once every submitted record has crossed the storage boundary or raises, leaving
+what failed pending for the next flush.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any, Protocol, runtime_checkable
+
+import attrs
+
+from seamhost.jsonvalue import FrozenDict, freeze, thaw
+from seamhost.session.record import Record
+
+FORMAT_VERSION = 1
+
+
+@attrs.frozen
+class SessionHeader:
+    """What a session is: its id, when and where it was created, and which bundle writes it.
+
+    `durability` says whether checkpoint barriers were on (``{"barriers": true}``); repair treats
+    every unfinished call of a session written without them as outcome-unknown.
+    """
+
+    session_id: str
+    created: int
+    cwd: str
+    bundle: FrozenDict = attrs.field(converter=freeze)
+    durability: FrozenDict = attrs.field(converter=freeze)
+    format: int = FORMAT_VERSION
+
+    @property
+    def barriers(self) -> bool:
+        return bool(self.durability.get("barriers", False))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": self.format,
+            "session_id": self.session_id,
+            "created": self.created,
+            "cwd": self.cwd,
+            "bundle": thaw(self.bundle),
+            "durability": thaw(self.durability),
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> SessionHeader:
+        return cls(
+            session_id=data["session_id"],
+            created=data["created"],
+            cwd=data["cwd"],
+            bundle=data["bundle"],
+            durability=data["durability"],
+            format=data["format"],
+        )
+
+
+@attrs.frozen
+class SessionStat:
+    """A listing entry: the header and what the store knows cheaply about the session."""
+
+    header: SessionHeader
+    location: str
+    size: int
+
+
+@runtime_checkable
+class SessionWriter(Protocol):
+    """The exclusive write handle of one session."""
+
+    @property
+    def header(self) -> SessionHeader: ...
+
+    def existing(self) -> list[Record]:
+        """The records already stored when the writer was opened (empty for a new session)."""
+        ...
+
+    def submit(self, record: Record) -> None:
+        """Hand a committed record over for writing; never blocks on storage."""
+        ...
+
+    async def flush(self) -> None:
+        """Return once every submitted record is durable; raise on failure."""
+        ...
+
+    def close(self) -> None:
+        """Release the session (its lock); records not flushed may be lost."""
+        ...
+
+
+@runtime_checkable
+class SessionReader(Protocol):
+    """A lock-free, streaming view of a stored session."""
+
+    @property
+    def header(self) -> SessionHeader: ...
+
+    def records(self) -> Iterator[Record]: ...
+
+
+@runtime_checkable
+class SessionStore(Protocol):
+    """A storage backend, as returned by the `session/store` provider."""
+
+    name: str
+    durable: bool
+
+    def create(self, header: SessionHeader) -> SessionWriter: ...
+
+    def open(self, session_id: str) -> SessionWriter: ...
+
+    def read(self, session_id: str) -> SessionReader: ...
+
+    def list(self) -> Iterator[SessionStat]: ...
+
+    def stat(self, session_id: str) -> SessionStat: ...

@@ -1,0 +1,42 @@
+"""Opening sessions of a bundle: new ones and existing ones, on the bundle's store."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import time
+from typing import TYPE_CHECKING
+
+from seamhost.session.session import Session, now_ms
+from seamhost.session.store import SessionHeader
+
+if TYPE_CHECKING:
+    from seamhost.bundle import Bundle
+
+
+def new_session_id() -> str:
+    """A sortable, unique id: UTC creation time and 48 random bits."""
+    return time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + "-" + secrets.token_hex(6)
+
+
+def create_session(
+    bundle: Bundle, *, session_id: str | None = None, cwd: str | None = None
+) -> Session:
+    """A new session on the bundle's store; nothing is written before the first flush."""
+    header = SessionHeader(
+        session_id=session_id or new_session_id(),
+        created=now_ms(),
+        cwd=cwd if cwd is not None else os.getcwd(),
+        bundle=bundle.snapshot.to_json(),
+        durability={"barriers": bundle.barriers, "store": bundle.store.name},
+    )
+    writer = bundle.store.create(header)
+    return Session(writer, seams=bundle.seams, catalog=bundle.catalog)
+
+
+def open_session(bundle: Bundle, session_id: str) -> Session:
+    """An existing session, opened for writing (exclusively) on the bundle's store."""
+    return Session(bundle.store.open(session_id), seams=bundle.seams, catalog=bundle.catalog)
+
+
+__all__ = ["create_session", "new_session_id", "open_session"]

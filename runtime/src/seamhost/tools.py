@@ -1,0 +1,142 @@
+"""Tool declarations and the values a governed call carries through the seams."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+import attrs
+
+from seamhost.jsonvalue import FrozenDict, digest, freeze
+from seamhost.sandbox import SandboxMode
+
+if TYPE_CHECKING:
+    from seamhost.results import ToolResult
+
+Effect = Literal["read-only", "write"]
+
+
+class Runner(Protocol):
+    """Runs a subprocess confined by the bundle's `sandbox/confine` provider."""
+
+    async def run(
+        self, argv: tuple[str, ...], *, timeout: float | None = None, stdin: bytes | None = None
+    ) -> Any: ...
+
+
+@attrs.frozen
+class ToolContext:
+    """What a tool body receives.
+
+    `call_id` is the idempotency key to hand to external systems; `arguments` are validated and
+    frozen; `cancelled` is set when the turn is cancelled; `runner` confines subprocesses.
+    """
+
+    call_id: str
+    arguments: FrozenDict
+    workspace: Path
+    sandbox_mode: SandboxMode
+    writable_roots: tuple[Path, ...]
+    cancelled: asyncio.Event
+    runner: Runner | None = None
+
+
+ToolBody = Callable[[ToolContext], Awaitable["ToolOutput"]]
+
+
+@attrs.frozen
+class ToolOutput:
+    """What a body returns: the canonical value and the text the model reads."""
+
+    content: str
+    value: Any = attrs.field(default=None, converter=freeze)
+    meta: Mapping[str, Any] = attrs.field(factory=dict)
+    is_error: bool = False
+    additional_contexts: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class ToolSpec:
+    """A tool as a plugin declares it through `tools/register`."""
+
+    name: str
+    description: str
+    input_schema: Mapping[str, Any]
+    output_schema: Mapping[str, Any]
+    effect: Effect
+    concurrency_safe: bool
+    body: ToolBody = attrs.field(eq=False, repr=False)
+    idempotent: bool = False
+    runs_subprocesses: bool = False
+
+    def declaration(self) -> dict[str, Any]:
+        """The JSON declaration shown to operators and digested into the bundle."""
+        return {
+            "name": self.name,
+            "description": self.description,
+            "effect": self.effect,
+            "concurrency_safe": self.concurrency_safe,
+            "idempotent": self.idempotent,
+            "runs_subprocesses": self.runs_subprocesses,
+            "input_schema": dict(self.input_schema),
+            "output_schema": dict(self.output_schema),
+        }
+
+
+@attrs.frozen
+class RegisteredTool:
+    """A tool tagged with the plugin that registered it and its descriptor digest."""
+
+    spec: ToolSpec
+    plugin: str
+    digest: str
+
+    @classmethod
+    def of(cls, spec: ToolSpec, plugin: str) -> RegisteredTool:
+        return cls(spec, plugin, digest({"plugin": plugin, **spec.declaration()}))
+
+
+class ToolRegistrar(Protocol):
+    """The callback `tools/register` implementations receive."""
+
+    def __call__(self, spec: ToolSpec) -> None: ...
+
+
+@attrs.frozen
+class ToolInvocation:
+    """A call after its arguments were validated and frozen: what governance decides on."""
+
+    session_id: str
+    turn: int
+    step: int
+    call_id: str
+    tool: RegisteredTool
+    arguments: FrozenDict
+    args_digest: str
+    workspace: Path
+    sandbox_mode: SandboxMode
+
+    @property
+    def name(self) -> str:
+        return self.tool.spec.name
+
+
+@attrs.frozen
+class ToolExecution:
+    """The context of the `tools/execute` around-chain.
+
+    `parent` is the outer execution when a tool dispatches another (nested) call; checkpoint
+    policies act only on the outermost one (``parent is None``). `session` is ``None`` when the
+    call runs outside an agent session.
+    """
+
+    invocation: ToolInvocation
+    attempt: int
+    cancelled: asyncio.Event
+    session: Any = None
+    parent: ToolExecution | None = None
+
+
+ExecuteNext = Callable[[ToolExecution], Awaitable["ToolResult"]]
