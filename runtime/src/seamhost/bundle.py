@@ -32,12 +32,11 @@ from seamhost.dispatch import describe
 from seamhost.errors import PluginConflict, PluginLoadError, SeamContractError
 from seamhost.facade import Seams
 from seamhost.profile import PluginEntry, Profile
-from seamhost.session.codec import EventCatalog
 from seamhost.session.memory import MemoryStore
-from seamhost.session.events import CORE_EVENTS
 from seamhost.tools import RegisteredTool
 
 if TYPE_CHECKING:
+    from seamhost.session.codec import EventCatalog
     from seamhost.session.store import SessionStore
 
 TRACE_ENV = "SEAMHOST_TRACE_HOOKS"
@@ -82,7 +81,7 @@ class BundleSnapshot:
         return {
             "profile": self.profile,
             "sandbox_mode": self.sandbox_mode,
-            "plugins": [attrs.asdict(p, retain_collection_types=False) for p in self.plugins],
+            "plugins": [attrs.asdict(p) for p in self.plugins],
             "tools": [attrs.asdict(t) for t in self.tools],
         }
 
@@ -122,8 +121,19 @@ class Bundle:
     seams: Seams = attrs.field(repr=False)
     tools: Mapping[str, RegisteredTool]
     snapshot: BundleSnapshot
-    catalog: EventCatalog = attrs.field(repr=False)
     _store: list[SessionStore] = attrs.field(factory=list, init=False, repr=False)
+    _catalog: list[EventCatalog] = attrs.field(factory=list, init=False, repr=False)
+
+    @property
+    def catalog(self) -> EventCatalog:
+        """The event types sessions of this bundle accept: the core ones and the plugins'."""
+        if not self._catalog:
+            from seamhost.session.codec import EventCatalog
+            from seamhost.session.events import CORE_EVENTS
+
+            extra = (cls for e in self.profile.plugins for cls in e.descriptor.event_types)
+            self._catalog.append(EventCatalog((*CORE_EVENTS, *extra)))
+        return self._catalog[0]
 
     @property
     def store(self) -> SessionStore:
@@ -182,10 +192,7 @@ def build_bundle(profile: Profile, *, environ: Mapping[str, str] | None = None) 
             ToolIdentity(name, tool.plugin, tool.digest) for name, tool in sorted(tools.items())
         ),
     )
-    catalog = EventCatalog(
-        (*CORE_EVENTS, *(cls for e in entries for cls in e.descriptor.event_types))
-    )
-    return Bundle(profile, pm, seams, tools, snapshot, catalog)
+    return Bundle(profile, pm, seams, tools, snapshot)
 
 
 def _check_single_providers(entries: tuple[PluginEntry, ...]) -> None:

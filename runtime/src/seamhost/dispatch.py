@@ -9,17 +9,18 @@ never swallowed.
 
 from __future__ import annotations
 
-import asyncio
-import inspect
 import logging
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import attrs
 
 from seamhost.decisions import Decision, Verdict
 from seamhost.errors import PluginConflict, SeamFailed, SeamUnavailable
+
+if TYPE_CHECKING:
+    import asyncio
 
 log = logging.getLogger("seamhost.seams")
 T = TypeVar("T")
@@ -46,7 +47,7 @@ class Tracer:
 
 async def settle(value: T | Awaitable[T]) -> T:
     """Await `value` if it is awaitable."""
-    if inspect.isawaitable(value):
+    if isinstance(value, Awaitable):
         return await value
     return value
 
@@ -181,11 +182,13 @@ def notify(seam: str, impls: Sequence[Impl], kwargs: dict[str, Any], *, trace: T
             _log_failure(seam, impl.plugin, exc)
             continue
         trace(seam, impl.plugin, "notified")
-        if inspect.isawaitable(result):
+        if isinstance(result, Awaitable):
             _run_observer(seam, impl.plugin, result)
 
 
 def _run_observer(seam: str, plugin: str, awaitable: Awaitable[Any]) -> None:
+    import asyncio
+
     async def observe() -> None:
         try:
             await awaitable
@@ -206,6 +209,8 @@ async def barrier(
     seam: str, impls: Sequence[Impl], kwargs: dict[str, Any], *, trace: Tracer
 ) -> None:
     """Run every implementation and await them all; then raise the first failure, if any."""
+    import asyncio
+
     if not impls:
         raise SeamUnavailable(seam)
 

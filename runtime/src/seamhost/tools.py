@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
@@ -13,17 +12,30 @@ from seamhost.jsonvalue import FrozenDict, digest, freeze
 from seamhost.sandbox import SandboxMode
 
 if TYPE_CHECKING:
+    import asyncio
+
     from seamhost.results import ToolResult
+    from seamhost.runner import RunResult
 
 Effect = Literal["read-only", "write"]
 
 
 class Runner(Protocol):
-    """Runs a subprocess confined by the bundle's `sandbox/confine` provider."""
+    """Runs a subprocess confined by the bundle's `sandbox/confine` provider.
+
+    The kernel's implementation is :class:`seamhost.runner.SandboxRunner`; it raises
+    :class:`seamhost.runner.SandboxUnavailable` rather than ever running unconfined.
+    """
 
     async def run(
-        self, argv: tuple[str, ...], *, timeout: float | None = None, stdin: bytes | None = None
-    ) -> Any: ...
+        self,
+        argv: tuple[str, ...],
+        *,
+        timeout: float | None = None,
+        stdin: bytes | None = None,
+        cwd: Path | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> RunResult: ...
 
 
 @attrs.frozen
