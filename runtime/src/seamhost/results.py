@@ -8,6 +8,7 @@ from typing import Any
 
 import attrs
 
+from seamhost.errors import SeamhostError
 from seamhost.jsonvalue import FrozenDict, freeze
 
 
@@ -33,6 +34,18 @@ class ErrorCode(enum.StrEnum):
     MODEL_UNAVAILABLE = "MODEL_UNAVAILABLE"  # no llm/adapter provider
     TOOL_NOT_STARTED = "TOOL_NOT_STARTED"  # repair: no dispatch record, the body never started
     TOOL_OUTCOME_UNKNOWN = "TOOL_OUTCOME_UNKNOWN"  # repair: dispatched, outcome not recorded
+
+
+@attrs.frozen(auto_exc=True)
+class ToolFailed(SeamhostError, RuntimeError):
+    """Raised by a tool body to end its call with a specific error code and message."""
+
+    code: ErrorCode
+    message: str
+    value: Any = None
+
+    def __str__(self) -> str:
+        return f"{self.code}: {self.message}"
 
 
 @attrs.frozen

@@ -14,7 +14,7 @@ from seamhost.sandbox import SandboxMode
 if TYPE_CHECKING:
     import asyncio
 
-    from seamhost.results import ToolResult
+    from seamhost.results import ErrorCode, ToolResult
     from seamhost.runner import RunResult
 
 Effect = Literal["read-only", "write"]
@@ -60,12 +60,18 @@ ToolBody = Callable[[ToolContext], Awaitable["ToolOutput"]]
 
 @attrs.frozen
 class ToolOutput:
-    """What a body returns: the canonical value and the text the model reads."""
+    """What a body returns: the canonical value and the text the model reads.
+
+    An output with `is_error` ends the call as an error result with `error_code` (by default
+    ``TOOL_ERROR``; ``TOOL_TIMEOUT`` or ``SANDBOX_DENIED`` where that is what happened), keeping
+    its content and value. A body may also raise :class:`seamhost.results.ToolFailed`.
+    """
 
     content: str
     value: Any = attrs.field(default=None, converter=freeze)
     meta: Mapping[str, Any] = attrs.field(factory=dict)
     is_error: bool = False
+    error_code: ErrorCode | None = None
     additional_contexts: tuple[str, ...] = ()
 
 
