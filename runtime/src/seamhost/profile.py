@@ -284,7 +284,7 @@ def resolve_profile(
             continue
         installed, descriptor = descriptors[name]
         declared = {k: v for k, v in table.values.items()}
-        config = _validate(name, descriptor, declared, table.origins, env)
+        config = _validate(name, descriptor, declared, table.origins, table.file, env)
         entries.append(
             PluginEntry(name, installed, descriptor, freeze(declared), freeze(config), table.file)
         )
@@ -373,6 +373,7 @@ def _validate(
     descriptor: PluginDescriptor,
     declared: dict[str, Any],
     origins: Mapping[str, str],
+    table_file: str,
     environ: Mapping[str, str],
 ) -> dict[str, Any]:
     known = descriptor.config_keys
@@ -388,9 +389,20 @@ def _validate(
     if violation is not None:
         path = ("plugins", name, *violation.path)
         origin = origins.get(str(violation.path[0])) if violation.path else None
-        raise ConfigError(origin or next(iter(origins.values()), name), join_key(path),
-                          f"expected a value that {violation.problem}")
+        problem = violation.problem
+        if violation.path:
+            problem += f" (got {_at(declared, violation.path)!r})"
+        raise ConfigError(origin or table_file, join_key(path), problem)
     return config
+
+
+def _at(value: Any, path: tuple[str | int, ...]) -> Any:
+    for part in path:
+        try:
+            value = value[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return value
 
 
 def _resolve_secrets(

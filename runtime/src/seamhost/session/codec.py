@@ -18,6 +18,7 @@ import cattrs
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
 from seamhost.errors import EventRejected, UnknownEventType, join_key
+from seamhost.jsonvalue import thaw
 from seamhost.schema import Validator, compile_schema
 from seamhost.session.events import CORE_EVENTS, Event
 
@@ -140,8 +141,8 @@ class EventCatalog:
         return data
 
     def structure(self, type_: str, data: Mapping[str, Any]) -> Event:
-        """The typed event of a record's data (extra keys are ignored)."""
-        event: Event = self.converter.structure(dict(data), self.get(type_).cls)
+        """The typed event of a record's data (extra keys are ignored; values are plain copies)."""
+        event: Event = self.converter.structure(thaw(data), self.get(type_).cls)
         return event
 
 

@@ -1,0 +1,356 @@
+"""One test per seam of the catalogue, driven through a real bundle and the typed façade.
+
+The meta-test (test_meta.py) requires a ``test_seam_<hook>`` here for every seam.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from seamhost.approval import ApprovalOutcome, ApprovalRequest
+from seamhost.decisions import Verdict
+from seamhost.errors import PluginConflict, PluginLoadError, SeamFailed, SeamUnavailable
+from seamhost.jsonvalue import freeze
+from seamhost.model import ModelRequest, TextDelta
+from seamhost.results import ErrorCode, ToolResult
+from seamhost.sandbox import ConfineRequest, SandboxMode
+from seamhost.session.events import TurnStart
+from seamhost.sessions import create_session
+from seamhost.steps import StepContext
+from seamhost.tools import RegisteredTool, ToolExecution, ToolInvocation, ToolOutput, ToolSpec
+from tests.conftest import BundleMaker, plugin_source
+
+TOOL = """
+@hookimpl
+def tools_register(self, register):
+    async def body(ctx):
+        return ToolOutput("ok")
+    register(ToolSpec("{tool}", "a tool", {{"type": "object"}}, {{"type": "object"}},
+                      "read-only", True, body))
+"""
+
+
+def run(coro: Any) -> Any:
+    return asyncio.run(coro)
+
+
+def invocation(name: str = "probe") -> ToolInvocation:
+    async def body(ctx: Any) -> ToolOutput:
+        return ToolOutput("body ran")
+
+    spec = ToolSpec(name, "probe", {"type": "object"}, {"type": "object"}, "write", False, body)
+    return ToolInvocation(
+        session_id="s", turn=1, step=1, call_id="c1", tool=RegisteredTool.of(spec, "test"),
+        arguments=freeze({"x": 1}), args_digest="sha256:0", workspace=Path("/tmp"),
+        sandbox_mode=SandboxMode.WORKSPACE_WRITE,
+    )
+
+
+def test_seam_tools_register(make_bundle: BundleMaker) -> None:
+    bundle = make_bundle({"alpha": plugin_source(TOOL.format(tool="greet"), name="alpha")})
+    tool = bundle.tools["greet"]
+    assert tool.plugin == "alpha" and tool.digest.startswith("sha256:")
+    assert [t.name for t in bundle.snapshot.tools] == ["greet"]
+
+
+def test_seam_tools_register_duplicate_names_both_plugins(make_bundle: BundleMaker) -> None:
+    with pytest.raises(PluginConflict) as info:
+        make_bundle({
+            "alpha": plugin_source(TOOL.format(tool="greet"), name="alpha"),
+            "beta": plugin_source(TOOL.format(tool="greet"), name="beta"),
+        })
+    assert set(info.value.claimants) == {"alpha", "beta"} and "greet" in str(info.value)
+
+
+def test_seam_tools_register_raising_is_reported_by_plugin(make_bundle: BundleMaker) -> None:
+    body = "@hookimpl\ndef tools_register(self, register):\n    raise ValueError('bad tool')\n"
+    with pytest.raises(PluginLoadError, match='plugin "alpha" failed to load .*bad tool'):
+        make_bundle({"alpha": plugin_source(body, name="alpha")})
+
+
+STORE = """
+from seamhost.session.memory import MemoryStore as _Memory
+class _Store(_Memory):
+    name = "custom"
+_store = _Store()
+@hookimpl
+def session_store(self):
+    return self._store
+"""
+
+
+def test_seam_session_store(make_bundle: BundleMaker) -> None:
+    bundle = make_bundle({"store": plugin_source(STORE, name="store", provides='["session/store"]')})
+    assert bundle.store.name == "custom"
+    assert create_session(bundle).header.durability["store"] == "custom"
+
+
+def test_seam_session_store_missing_means_memory_only(make_bundle: BundleMaker) -> None:
+    bundle = make_bundle({"alpha": plugin_source(TOOL.format(tool="t"), name="alpha")})
+    assert bundle.store.name == "memory" and not bundle.store.durable
+
+
+def test_seam_session_store_two_providers_name_both(make_bundle: BundleMaker) -> None:
+    with pytest.raises(PluginConflict, match='seam session/store is claimed by both "a" and "b"'):
+        make_bundle({
+            "a": plugin_source(STORE, name="a", provides='["session/store"]'),
+            "b": plugin_source(STORE, name="b", provides='["session/store"]'),
+        })
+
+
+OBSERVER = """
+seen = []
+@hookimpl
+def session_event(self, session, record):
+    Plugin.seen.append((session.id, record.seq, record.type))
+"""
+
+
+def test_seam_session_event(make_bundle: BundleMaker) -> None:
+    broken = "@hookimpl\ndef session_event(self, session, record):\n    raise RuntimeError('x')\n"
+    bundle = make_bundle({
+        "broken": plugin_source(broken, name="broken"),
+        "watch": plugin_source(OBSERVER, name="watch"),
+    })
+    session = create_session(bundle, session_id="s1")
+    record = session.append(TurnStart(turn=1))
+    plugin = bundle.pm.get_plugin("watch")
+    assert type(plugin).seen == [("s1", 0, "turn/start")]
+    assert session.records[-1] is record, "a raising observer never undoes the append"
+
+
+FLUSHER = """
+flushed = []
+@hookimpl
+async def session_flush(self, session):
+    await asyncio.sleep(0)
+    Plugin.flushed.append(session.next_seq)
+"""
+
+
+def test_seam_session_flush(make_bundle: BundleMaker) -> None:
+    source = "import asyncio\n" + plugin_source(FLUSHER, name="flusher")
+    bundle = make_bundle({"flusher": source})
+    session = create_session(bundle)
+    session.append(TurnStart(turn=1))
+    run(session.flush())
+    assert type(bundle.pm.get_plugin("flusher")).flushed == [1]
+
+
+def test_seam_session_flush_missing_or_raising_fails_closed(make_bundle: BundleMaker) -> None:
+    bundle = make_bundle({"alpha": plugin_source(TOOL.format(tool="t"), name="alpha")})
+    with pytest.raises(SeamUnavailable, match="session/flush"):
+        run(create_session(bundle).flush())
+    failing = "@hookimpl\ndef session_flush(self, session):\n    raise OSError('no space')\n"
+    bundle = make_bundle({"disk": plugin_source(failing, name="disk")})
+    with pytest.raises(SeamFailed, match="disk.*no space"):
+        run(create_session(bundle).flush())
+
+
+STEP_LAYER = """
+log = []
+@hookimpl
+async def agent_pre_step(self, ctx, call_next):
+    Plugin.log.append((self.ctx.name, ctx.step))
+    if ctx.step == 2:
+        return None
+    await call_next(ctx)
+"""
+
+
+def test_seam_agent_pre_step(make_bundle: BundleMaker) -> None:
+    bundle = make_bundle({"gate": plugin_source(STEP_LAYER, name="gate")})
+    ran: list[int] = []
+
+    async def proceed(ctx: StepContext) -> None:
+        ran.append(ctx.step)
+
+    run(bundle.seams.agent_pre_step(StepContext(None, 1, 1), proceed))
+    run(bundle.seams.agent_pre_step(StepContext(None, 1, 2), proceed))
+    assert ran == [1], "an implementation that does not call call_next stops the step"
+    assert type(bundle.pm.get_plugin("gate")).log == [("gate", 1), ("gate", 2)]
+
+
+ADAPTER = """
+class _Adapter:
+    name = "echo"
+    async def stream(self, request):
+        yield TextDelta("hello")
+@hookimpl
+def llm_adapter(self):
+    return self._Adapter()
+"""
+
+
+def request() -> ModelRequest:
+    return ModelRequest("s", 1, 1, (), ())
+
+
+def test_seam_llm_adapter(make_bundle: BundleMaker) -> None:
+    source = "from seamhost.model import TextDelta\n" + plugin_source(
+        ADAPTER, name="echo", provides='["llm/adapter"]'
+    )
+    bundle = make_bundle({"echo": source})
+    adapter = bundle.seams.llm_adapter()
+
+    async def collect() -> list[Any]:
+        return [e async for e in adapter.stream(request())]
+
+    assert run(collect()) == [TextDelta("hello")]
+    empty = make_bundle({"alpha": plugin_source(TOOL.format(tool="t"), name="alpha")})
+    with pytest.raises(SeamUnavailable, match="llm/adapter"):
+        empty.seams.llm_adapter()
+
+
+SHOUT = """
+@hookimpl
+def llm_stream(self, request, call_next):
+    async def shout():
+        async for event in call_next(request):
+            yield TextDelta(event.text.upper())
+    return shout()
+"""
+
+
+def test_seam_llm_stream(make_bundle: BundleMaker) -> None:
+    imports = "from seamhost.model import TextDelta\n"
+    bundle = make_bundle({
+        "shout": imports + plugin_source(SHOUT, name="shout"),
+        "echo": imports + plugin_source(ADAPTER, name="echo", provides='["llm/adapter"]'),
+    })
+
+    async def collect() -> list[Any]:
+        adapter = bundle.seams.llm_adapter()
+        return [e async for e in bundle.seams.llm_stream(request(), adapter.stream)]
+
+    assert run(collect()) == [TextDelta("HELLO")]
+
+
+def voter(verdict: str, kind: str = "tools_pre_execute") -> str:
+    return f"@hookimpl\ndef {kind}(self, call):\n    return Decision.{verdict}('{verdict} by rule')\n"
+
+
+def test_seam_tools_pre_execute(make_bundle: BundleMaker) -> None:
+    bundle = make_bundle({
+        "lenient": plugin_source(voter("allow"), name="lenient"),
+        "careful": plugin_source(voter("ask"), name="careful"),
+    })
+    decision = run(bundle.seams.tools_pre_execute(invocation()))
+    assert (decision.verdict, decision.plugin) == (Verdict.ASK, "careful")
+    broken = "@hookimpl\ndef tools_pre_execute(self, call):\n    raise KeyError('rules')\n"
+    bundle = make_bundle({"broken": plugin_source(broken, name="broken")})
+    decision = run(bundle.seams.tools_pre_execute(invocation()))
+    assert (decision.verdict, decision.plugin) == (Verdict.DENY, "broken")
+
+
+def test_seam_tools_guard(make_bundle: BundleMaker) -> None:
+    bundle = make_bundle({"floor": plugin_source(voter("deny", "tools_guard"), name="floor")})
+    decision = run(bundle.seams.tools_guard(invocation()))
+    assert (decision.verdict, decision.reason) == (Verdict.DENY, "deny by rule")
+    bundle = make_bundle({"sneaky": plugin_source(voter("allow", "tools_guard"), name="sneaky")})
+    assert run(bundle.seams.tools_guard(invocation())).verdict is Verdict.DENY
+
+
+ANSWERER = """
+asked = []
+@hookimpl
+def approval_request(self, request):
+    Plugin.asked.append(self.ctx.name)
+    return {answer}
+"""
+
+
+def approval() -> ApprovalRequest:
+    return ApprovalRequest(
+        id="a1", session_id="s", call_id="c1", tool="probe", reason="why", args_digest="d",
+        arguments=freeze({}), sandbox_mode=SandboxMode.READ_ONLY,
+    )
+
+
+def test_seam_approval_request(make_bundle: BundleMaker) -> None:
+    bundle = make_bundle({
+        "silent": plugin_source(ANSWERER.format(answer="None"), name="silent"),
+        "yes": plugin_source(ANSWERER.format(answer="ApprovalOutcome.ALLOWED_ONCE"), name="yes"),
+        "no": plugin_source(ANSWERER.format(answer="ApprovalOutcome.REJECTED"), name="no"),
+    })
+    answer = run(bundle.seams.approval_request(approval()))
+    assert (answer.answer, answer.plugin) == (ApprovalOutcome.ALLOWED_ONCE, "yes")
+    assert bundle.seams.implementers("approval/request") == ("silent", "yes", "no")
+    bundle = make_bundle({"odd": plugin_source(ANSWERER.format(answer="'allowed'"), name="odd")})
+    assert run(bundle.seams.approval_request(approval())).answer is None
+
+
+TIMER = """
+@hookimpl
+async def tools_execute(self, execution, call_next):
+    result = await call_next(execution)
+    return result.__class__(result.call_id, result.content + " (timed)")
+"""
+
+
+def test_seam_tools_execute(make_bundle: BundleMaker) -> None:
+    bundle = make_bundle({"timer": plugin_source(TIMER, name="timer")})
+    call = invocation()
+
+    async def body(execution: ToolExecution) -> ToolResult:
+        return ToolResult(execution.invocation.call_id, "done")
+
+    execution = ToolExecution(call, 1, asyncio.Event())
+    assert run(bundle.seams.tools_execute(execution, body)).content == "done (timed)"
+    broken = "@hookimpl\nasync def tools_execute(self, execution, call_next):\n    raise OSError('x')\n"
+    bundle = make_bundle({"broken": plugin_source(broken, name="broken")})
+    result = run(bundle.seams.tools_execute(execution, body))
+    assert result.error is not None and result.error.code is ErrorCode.TOOL_ERROR
+    assert 'plugin "broken"' in result.error.message
+
+
+CONFINER = """
+@hookimpl
+def sandbox_confine(self, request):
+    return ConfinedCommand(("wrapped", *request.argv), {}, "fake", "partial", lambda rc, err: "ok")
+"""
+
+
+def test_seam_sandbox_confine(make_bundle: BundleMaker, tmp_path: Path) -> None:
+    bundle = make_bundle({"box": plugin_source(CONFINER, name="box", provides='["sandbox/confine"]')})
+    confined, plugin = run(
+        bundle.seams.sandbox_confine(ConfineRequest(("true",), SandboxMode.READ_ONLY, tmp_path))
+    )
+    assert (confined.argv, confined.enforcement, plugin) == (("wrapped", "true"), "partial", "box")
+    empty = make_bundle({"alpha": plugin_source(TOOL.format(tool="t"), name="alpha")})
+    with pytest.raises(SeamUnavailable, match="sandbox/confine"):
+        run(empty.seams.sandbox_confine(ConfineRequest(("true",), SandboxMode.READ_ONLY, tmp_path)))
+
+
+REDACT = """
+@hookimpl
+def tools_post_execute(self, call, result):
+    return Replace.with_content("[redacted]", reason="secrets")
+"""
+
+
+def test_seam_tools_post_execute(make_bundle: BundleMaker) -> None:
+    bundle = make_bundle({"redact": plugin_source(REDACT, name="redact")})
+    result = ToolResult("c1", "password=hunter2", value={"password": "hunter2"})
+    out = run(bundle.seams.tools_post_execute(invocation(), result))
+    assert out.content == "[redacted]" and out.value == {"password": "hunter2"}
+    assert out.meta["redactions"] == ({"plugin": "redact", "changes": "content", "reason": "secrets"},)
+    blocker = "@hookimpl\ndef tools_post_execute(self, call, result):\n    return Block('leak')\n"
+    bundle = make_bundle({"block": plugin_source(blocker, name="block"),
+                          "redact": plugin_source(REDACT, name="redact")})
+    out = run(bundle.seams.tools_post_execute(invocation(), result))
+    assert out.error is not None and out.error.code is ErrorCode.POST_EXECUTE_BLOCKED
+    assert "hunter2" not in out.content and 'plugin "block"' in out.error.message
+
+
+def test_seam_tools_result(make_bundle: BundleMaker) -> None:
+    watcher = "seen = []\n@hookimpl\ndef tools_result(self, call, result):\n    Plugin.seen.append(result.content)\n"
+    broken = "@hookimpl\ndef tools_result(self, call, result):\n    raise RuntimeError('x')\n"
+    bundle = make_bundle({"broken": plugin_source(broken, name="broken"),
+                          "watch": plugin_source(watcher, name="watch")})
+    bundle.seams.tools_result(invocation(), ToolResult("c1", "fine"))
+    assert type(bundle.pm.get_plugin("watch")).seen == ["fine"]
