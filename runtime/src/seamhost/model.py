@@ -29,11 +29,18 @@ class TextDelta:
 
 @attrs.frozen
 class ToolCallProposal:
-    """A tool call as the model proposed it; `arguments` is the raw string it produced."""
+    """A tool call as the model proposed it; `arguments` is the raw string it produced.
+
+    `sandbox_permissions` (a wider sandbox mode) and `justification` are the call's escalation
+    request, carried as the model gave them; the kernel validates them (both or neither, a
+    known and strictly wider mode, a non-empty justification) and asks for approval.
+    """
 
     call_id: str
     name: str
     arguments: str
+    sandbox_permissions: str | None = None
+    justification: str | None = None
 
 
 @attrs.frozen

@@ -1,0 +1,93 @@
+"""seamhost-model-scripted: a deterministic model that replays a scenario file.
+
+It provides ``llm/adapter`` for demos, tests and CI: the same scenario gives the same assistant
+messages, calls and call ids on every run. The scenario format is documented in
+:mod:`seamhost.scenario`; how requests map to scripted turns in
+:mod:`seamhost_model_scripted.adapter`.
+
+Profile table::
+
+    [plugins.model-scripted]
+    scenario = "scenarios/deploy.toml"   # a relative path is taken from the profile's directory
+
+``seamhost run SCENARIO`` sets ``scenario`` for its run. The scenario is loaded and validated
+when the bundle is built, so ``seamhost profile check`` reports a broken one (naming its file)
+before anything runs. Without a scenario the bundle still builds (a profile may leave it to
+``seamhost run``), but asking for the adapter fails with a configuration error.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from seamhost.descriptor import PluginContext, PluginDescriptor
+from seamhost.errors import ConfigError
+from seamhost.hookspecs import hookimpl
+from seamhost.scenario import load_scenario
+from seamhost_model_scripted.adapter import (
+    InvalidModelRequest,
+    ScenarioExhausted,
+    ScriptedAdapter,
+    ScriptedModelError,
+)
+
+if TYPE_CHECKING:
+    from seamhost.model import ModelAdapter
+
+NAME = "model-scripted"
+
+CONFIG_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "scenario": {
+            "type": "string",
+            "minLength": 1,
+            "description": "The scenario file to replay (.toml or .json); relative to the profile.",
+        },
+    },
+    "additionalProperties": False,
+}
+
+
+class ScriptedModel:
+    """The plugin object: loads the scenario once and provides its adapter."""
+
+    def __init__(self, ctx: PluginContext) -> None:
+        self.profile = str(ctx.profile_path)
+        self.adapter: ScriptedAdapter | None = None
+        configured = ctx.config.get("scenario")
+        if configured is not None:
+            path = Path(configured).expanduser()
+            if not path.is_absolute():
+                path = ctx.profile_path.parent / path
+            self.adapter = ScriptedAdapter(load_scenario(path))
+
+    @hookimpl
+    def llm_adapter(self) -> ModelAdapter:
+        """The adapter of this bundle; it keeps a separate cursor for each session."""
+        if self.adapter is None:
+            raise ConfigError(
+                self.profile,
+                f"plugins.{NAME}.scenario",
+                "no scenario to replay; pass one with `seamhost run SCENARIO` or set it here",
+            )
+        return self.adapter
+
+
+descriptor = PluginDescriptor(
+    name=NAME,
+    factory=ScriptedModel,
+    config_schema=CONFIG_SCHEMA,
+    provides=["llm/adapter"],
+    description="A deterministic model that replays a scenario file (demos, tests, CI).",
+)
+
+__all__ = [
+    "InvalidModelRequest",
+    "ScenarioExhausted",
+    "ScriptedAdapter",
+    "ScriptedModel",
+    "ScriptedModelError",
+    "descriptor",
+]
