@@ -69,20 +69,75 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
-    from seamhost.approval import ApprovalOutcome, ApprovalRequest
-    from seamhost.bundle import Bundle, BundleSnapshot, build_bundle, make_plugin_manager
-    from seamhost.decisions import Block, Decision, Replace, Verdict
-    from seamhost.descriptor import PluginContext, PluginDescriptor
-    from seamhost.errors import ConfigError, SeamhostError
-    from seamhost.facade import Seams
-    from seamhost.hookspecs import hookimpl, hookspec
-    from seamhost.model import ModelRequest
-    from seamhost.profile import Profile, resolve_profile
-    from seamhost.results import ErrorCode, ToolError, ToolResult
-    from seamhost.sandbox import ConfinedCommand, ConfineRequest, SandboxMode, SandboxPolicy
-    from seamhost.session.memory import MemoryStore
-    from seamhost.session.record import Record
-    from seamhost.session.session import Session
-    from seamhost.session.store import SessionHeader, SessionStore
-    from seamhost.steps import StepContext
-    from seamhost.tools import ToolContext, ToolExecution, ToolInvocation, ToolOutput, ToolSpec
+    from seamhost.approval import (
+        ApprovalOutcome as ApprovalOutcome,
+        ApprovalRequest as ApprovalRequest,
+    )
+    from seamhost.bundle import (
+        Bundle as Bundle,
+        BundleSnapshot as BundleSnapshot,
+        build_bundle as build_bundle,
+        make_plugin_manager as make_plugin_manager,
+    )
+    from seamhost.decisions import (
+        Block as Block,
+        Decision as Decision,
+        Replace as Replace,
+        Verdict as Verdict,
+    )
+    from seamhost.descriptor import (
+        PluginContext as PluginContext,
+        PluginDescriptor as PluginDescriptor,
+    )
+    from seamhost.errors import (
+        ConfigError as ConfigError,
+        SeamhostError as SeamhostError,
+    )
+    from seamhost.facade import (
+        Seams as Seams,
+    )
+    from seamhost.hookspecs import (
+        hookimpl as hookimpl,
+        hookspec as hookspec,
+    )
+    from seamhost.model import (
+        ModelRequest as ModelRequest,
+    )
+    from seamhost.profile import (
+        Profile as Profile,
+        resolve_profile as resolve_profile,
+    )
+    from seamhost.results import (
+        ErrorCode as ErrorCode,
+        ToolError as ToolError,
+        ToolResult as ToolResult,
+    )
+    from seamhost.sandbox import (
+        ConfinedCommand as ConfinedCommand,
+        ConfineRequest as ConfineRequest,
+        SandboxMode as SandboxMode,
+        SandboxPolicy as SandboxPolicy,
+    )
+    from seamhost.session.memory import (
+        MemoryStore as MemoryStore,
+    )
+    from seamhost.session.record import (
+        Record as Record,
+    )
+    from seamhost.session.session import (
+        Session as Session,
+    )
+    from seamhost.session.store import (
+        SessionHeader as SessionHeader,
+        SessionStore as SessionStore,
+    )
+    from seamhost.steps import (
+        StepContext as StepContext,
+    )
+    from seamhost.tools import (
+        ToolContext as ToolContext,
+        ToolExecution as ToolExecution,
+        ToolInvocation as ToolInvocation,
+        ToolOutput as ToolOutput,
+        ToolSpec as ToolSpec,
+    )

@@ -29,7 +29,7 @@ from seamhost import hookspecs, jsonvalue
 from seamhost.catalogue import SEAMS, SINGLE_PROVIDER, Mode, hook_name
 from seamhost.descriptor import PluginContext
 from seamhost.dispatch import describe
-from seamhost.errors import PluginConflict, PluginLoadError, SeamContractError
+from seamhost.errors import ConfigError, PluginConflict, PluginLoadError, SeamContractError
 from seamhost.facade import Seams
 from seamhost.profile import PluginEntry, Profile
 from seamhost.session.memory import MemoryStore
@@ -206,6 +206,8 @@ def _instantiate(entry: PluginEntry, profile: Profile) -> list[object]:
     context = PluginContext(entry.name, entry.config, profile.path, profile.sandbox)
     try:
         made = entry.descriptor.factory(context)
+    except ConfigError:
+        raise  # already names the file and key the user must fix
     except Exception as exc:
         raise PluginLoadError(entry.name, "factory", describe(exc)) from exc
     objects = list(made) if isinstance(made, (list, tuple)) else [made]

@@ -264,13 +264,22 @@ class _Table:
     file: str = ""
 
 
+OVERRIDE_ORIGIN = "<command line>"
+
+
 def resolve_profile(
     ref: str,
     *,
     discovery: Discovery | None = None,
     environ: Mapping[str, str] | None = None,
+    overrides: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> Profile:
-    """Resolve a profile name or path into a validated :class:`Profile`."""
+    """Resolve a profile name or path into a validated :class:`Profile`.
+
+    `overrides` (plugin name → keys) is applied last, to plugins the profile enables, as if
+    written in one more file (``<command line>``); it is how ``seamhost run`` hands the scenario
+    to a scripted model. Overridden values are validated like any other.
+    """
     env = os.environ if environ is None else environ
     chain = load_chain(ref, env)
     top = chain[-1]
@@ -278,6 +287,11 @@ def resolve_profile(
 
     descriptors = _load_descriptors(chain, found)
     tables = _merge_plugins(chain, descriptors)
+    for name, values in (overrides or {}).items():
+        table = tables.get(name)
+        if table is not None and table.enabled:
+            table.values.update(values)
+            table.origins.update(dict.fromkeys(values, OVERRIDE_ORIGIN))
     entries = []
     for name, table in tables.items():
         if not table.enabled:

@@ -41,6 +41,7 @@ USAGE_ERRORS = (
 _SUBCOMMANDS = {
     "plugins": "seamhost.cli.plugins:plugins",
     "profile": "seamhost.cli.profile:profile",
+    "run": "seamhost.cli.run:run",
 }
 
 

@@ -68,6 +68,8 @@ class ProposedCall:
     call_id: str
     name: str
     arguments: str
+    sandbox_permissions: SandboxModeName | None = None
+    justification: str | None = None
 
 
 @attrs.frozen

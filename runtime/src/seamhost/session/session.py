@@ -73,6 +73,8 @@ class Session:
             if record.seq != expected:
                 raise ValueError(f"stored records have a seq gap at {expected}")
         self._last_time = self._records[-1].time if self._records else 0
+        self._last_of_type: dict[str, Record] = {r.type: r for r in self._records}
+        self._listeners: list[Callable[[Record], None]] = []
         self._closed = False
 
     # -- identity ---------------------------------------------------------------------------
@@ -97,6 +99,18 @@ class Session:
     @property
     def records(self) -> RecordsView:
         return RecordsView(self._records)
+
+    def last(self, type_: str) -> Record | None:
+        """The most recent record of `type_`, in constant time."""
+        return self._last_of_type.get(type_)
+
+    def listen(self, listener: Callable[[Record], None]) -> None:
+        """Call `listener` with every record committed from now on (after the append).
+
+        For the process that owns the session (a live transcript); plugins use the
+        ``session/event`` seam instead. A raising listener propagates to the appender.
+        """
+        self._listeners.append(listener)
 
     @property
     def next_seq(self) -> int:
@@ -145,9 +159,12 @@ class Session:
             record = Record(len(self._records), type_, stamp, data_json=data_json, ignorable=ignorable)
             self._writer.submit(record)
             self._records.append(record)
+            self._last_of_type[type_] = record
             self._last_time = stamp
         if self._seams is not None:
             self._seams.session_event(self, record)
+        for listener in self._listeners:
+            listener(record)
         return record
 
     async def flush(self) -> None:

@@ -1,0 +1,83 @@
+"""checkpoint-policy: the three durability barriers of DESIGN §6.
+
+``append`` is not durable; a backend may write behind. This plugin decides *when* the prefix of the
+log must have crossed the storage boundary before the runtime moves on, through the seams:
+
+* ``agent/pre-step``: before each step starts, the previous facts are flushed;
+* ``llm/stream``: lazily, when the model stream is first consumed, i.e. right before the request
+  is actually sent (a request nobody reads costs no flush);
+* ``tools/execute``: before the body of the **outermost** call (``execution.parent is None``;
+  nested calls reuse the outer checkpoint), the prefix holding its ``tool/call`` and
+  ``tool/dispatch`` is flushed. A failed flush ends the call ``CHECKPOINT_FAILED``; a
+  cancellation noticed once the flush returns ends it ``ABORTED_BEFORE_DISPATCH``. Either way
+  the body never runs.
+
+Its implementations are ``trylast``: the barrier sits as close as possible to what it protects.
+Declaring ``session/checkpoint`` marks the bundle's sessions as written with barriers, and
+requiring ``session/flush`` makes a profile that has the policy but no durable backend fail at
+startup rather than at the first call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+from seamhost.descriptor import PluginContext, PluginDescriptor
+from seamhost.dispatch import describe
+from seamhost.hookspecs import hookimpl
+from seamhost.model import ModelEvent, ModelRequest, StreamNext
+from seamhost.results import ErrorCode, ToolResult
+from seamhost.steps import StepContext, StepNext
+from seamhost.tools import ExecuteNext, ToolExecution
+
+
+class CheckpointPolicy:
+    """The barriers; stateless."""
+
+    def __init__(self, context: PluginContext) -> None:
+        self.name = context.name
+
+    @hookimpl(trylast=True)
+    async def agent_pre_step(self, ctx: StepContext, call_next: StepNext) -> None:
+        if ctx.session is not None:
+            await ctx.session.flush()
+        await call_next(ctx)
+
+    @hookimpl(trylast=True)
+    def llm_stream(self, request: ModelRequest, call_next: StreamNext) -> AsyncIterator[ModelEvent]:
+        async def flushed_first() -> AsyncIterator[ModelEvent]:
+            if request.session is not None:
+                await request.session.flush()
+            async for event in call_next(request):
+                yield event
+
+        return flushed_first()
+
+    @hookimpl(trylast=True)
+    async def tools_execute(self, execution: ToolExecution, call_next: ExecuteNext) -> ToolResult:
+        if execution.session is None or execution.parent is not None:
+            return await call_next(execution)
+        call_id = execution.invocation.call_id
+        try:
+            await execution.session.flush()
+        except Exception as exc:
+            return ToolResult.failure(
+                call_id, ErrorCode.CHECKPOINT_FAILED,
+                f"the log could not be made durable before the body ({describe(exc)}); "
+                "the tool did not run",
+            )
+        if execution.cancelled.is_set():
+            return ToolResult.failure(
+                call_id, ErrorCode.ABORTED_BEFORE_DISPATCH,
+                "cancelled while the checkpoint was written; the tool did not run",
+            )
+        return await call_next(execution)
+
+
+descriptor = PluginDescriptor(
+    name="checkpoint-policy",
+    factory=CheckpointPolicy,
+    provides=["session/checkpoint", "agent/pre-step", "llm/stream", "tools/execute"],
+    requires=["session/flush"],
+    description="Durability barriers before each step, model request and outermost tool body.",
+)

@@ -1,0 +1,164 @@
+"""The approval service: one audited, fail-closed question per call (DESIGN §5 step 5).
+
+``request`` records ``approval/asked``, obtains exactly one outcome from the ``approval/request``
+answerer chain, records ``approval/decided`` and returns the outcome. Only ``allowed-once``
+lets the call proceed, and it binds to that call's `args_digest` for one dispatch. Everything else
+fails closed:
+
+* policy ``never`` (the last ``approval/policy`` event, else the service's default) refuses
+  before any answerer runs;
+* no answerer, an answerer that raises, answers outside the vocabulary or exceeds the timeout,
+  or nobody answering → ``unavailable``, with a message naming the answerers tried;
+* a request outside an open turn, or an audit append that fails → not allowed.
+
+There is no mode in which ``ask`` turns into allow.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import attrs
+
+from seamhost.approval import ApprovalOutcome, ApprovalRequest
+from seamhost.dispatch import describe
+from seamhost.session.events import ApprovalAsked, ApprovalDecided
+
+if TYPE_CHECKING:
+    from seamhost.facade import Seams
+    from seamhost.sandbox import SandboxMode
+    from seamhost.session.session import Session
+    from seamhost.tools import ToolInvocation
+
+POLICIES = ("ask", "never")
+
+
+@attrs.frozen
+class ApprovalDecision:
+    """The outcome of one approval and what explains it."""
+
+    id: str
+    outcome: ApprovalOutcome
+    answerer: str | None
+    message: str
+
+    @property
+    def allowed(self) -> bool:
+        return self.outcome is ApprovalOutcome.ALLOWED_ONCE
+
+
+@attrs.frozen
+class Grant:
+    """An ``allowed-once`` approval: valid for one dispatch of one call with one `args_digest`."""
+
+    approval_id: str
+    call_id: str
+    args_digest: str
+    escalation: SandboxMode | None = None
+
+    def covers(self, call: ToolInvocation) -> bool:
+        return call.call_id == self.call_id and call.args_digest == self.args_digest
+
+
+def current_policy(session: Session, default: str = "ask") -> str:
+    """The approval policy in force: the last ``approval/policy`` event, else `default`."""
+    record = session.last("approval/policy")
+    return str(record.data["policy"]) if record is not None else default
+
+
+@attrs.frozen
+class ApprovalService:
+    """Asks the answerer chain, with the audit pair around it."""
+
+    seams: Seams = attrs.field(repr=False)
+    default_policy: str = "ask"
+    timeout: float | None = None
+
+    async def request(
+        self,
+        session: Session,
+        call: ToolInvocation,
+        reason: str,
+        *,
+        turn_open: bool,
+        escalation: SandboxMode | None = None,
+        justification: str | None = None,
+    ) -> ApprovalDecision:
+        approval_id = f"approval-{call.call_id}"
+        if not turn_open:
+            return ApprovalDecision(
+                approval_id, ApprovalOutcome.UNAVAILABLE, None,
+                "approval requested outside an open turn; refused",
+            )
+        try:
+            session.append(
+                ApprovalAsked(
+                    id=approval_id, call_id=call.call_id, tool=call.name, reason=reason,
+                    args_digest=call.args_digest,
+                    escalation=str(escalation) if escalation is not None else None,
+                )
+            )
+        except Exception as exc:
+            return ApprovalDecision(
+                approval_id, ApprovalOutcome.UNAVAILABLE, None,
+                f"the approval could not be recorded ({describe(exc)}); refused",
+            )
+        outcome, answerer, message = await self._ask(
+            session, call, approval_id, reason, escalation, justification
+        )
+        try:
+            session.append(
+                ApprovalDecided(
+                    id=approval_id, outcome=outcome.value, answerer=answerer, message=message
+                )
+            )
+        except Exception as exc:
+            return ApprovalDecision(
+                approval_id, ApprovalOutcome.UNAVAILABLE, answerer,
+                f"the decision could not be recorded ({describe(exc)}); refused",
+            )
+        return ApprovalDecision(approval_id, outcome, answerer, message)
+
+    async def _ask(
+        self,
+        session: Session,
+        call: ToolInvocation,
+        approval_id: str,
+        reason: str,
+        escalation: SandboxMode | None,
+        justification: str | None,
+    ) -> tuple[ApprovalOutcome, str | None, str]:
+        policy = current_policy(session, self.default_policy)
+        if policy == "never":
+            return ApprovalOutcome.UNAVAILABLE, None, "approval policy is `never`: refused without asking"
+        if not self.seams.has("approval/request"):
+            return (
+                ApprovalOutcome.UNAVAILABLE,
+                None,
+                "no answerer is configured (no plugin implements approval/request); "
+                "add user-approval to the profile with an answerer that can answer here",
+            )
+        request = ApprovalRequest(
+            id=approval_id, session_id=session.id, call_id=call.call_id, tool=call.name,
+            reason=reason, args_digest=call.args_digest, arguments=call.arguments,
+            sandbox_mode=call.sandbox_mode, escalation=escalation, justification=justification,
+        )
+        import asyncio
+
+        try:
+            answer = await asyncio.wait_for(self.seams.approval_request(request), self.timeout)
+        except TimeoutError:
+            return (
+                ApprovalOutcome.UNAVAILABLE, None,
+                f"no answer within {self.timeout:g}s (tried: "
+                f"{', '.join(self.seams.implementers('approval/request'))}); refused",
+            )
+        if answer.answer is None:
+            tried = "; ".join(answer.notes) or "nobody answered"
+            return (
+                ApprovalOutcome.UNAVAILABLE, answer.plugin,
+                f"no answerer gave an answer ({tried}); configure an answerer that can answer "
+                "here (a matching rule for headless runs, or a terminal)",
+            )
+        outcome: ApprovalOutcome = answer.answer
+        return outcome, answer.plugin, f"{outcome} by {answer.plugin}"

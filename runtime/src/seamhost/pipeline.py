@@ -1,0 +1,412 @@
+"""The governed tool call (DESIGN §5): every proposed call, in a fixed order nothing can bypass.
+
+For the calls of one assistant message:
+
+1. **Visibility** is presentation only (the agent decides what the model is shown); a call to a
+   hidden or unknown tool still goes through every step below.
+2. **Intent**: ``tool/call`` is appended for every call, in model order, before anything else.
+3. **Arguments**: the raw string is parsed and validated against the tool's input schema
+   (``INVALID_ARGUMENTS`` otherwise; nothing is asked, nothing runs), then frozen; its canonical
+   digest is the `args_digest`. A sandbox escalation is validated here too (``ESCALATION_INVALID``).
+4. **Policy**: ``tools/pre-execute`` decides allow, deny (``DENIED_BY_POLICY``) or ask.
+5. **Approval**, on ask or escalation: the approval service (:mod:`seamhost.approvals`);
+   only ``allowed-once`` proceeds, bound to this call and `args_digest`, for one dispatch.
+6. **Guards**: ``tools/guard``; a deny (``DENIED_BY_GUARD``) is final.
+7. **Sandbox readiness**: the effective mode is the approved escalation, else the last
+   ``sandbox/mode`` event, else the profile's; a tool that runs subprocesses in a confining mode
+   needs a ``sandbox/confine`` provider that answers (``SANDBOX_UNAVAILABLE`` before dispatch).
+8. **Dispatch**: ``tool/dispatch`` is appended; the ``tools/execute`` chain runs (a checkpoint
+   policy flushes there, before the outermost body: ``CHECKPOINT_FAILED``,
+   ``ABORTED_BEFORE_DISPATCH``).
+9. **Body**, with a :class:`~seamhost.tools.ToolContext` and a confining runner.
+10. **Post-execute** (``tools/post-execute``) and 11. **notify** (``tools/result``).
+12. **Ordered commit**: consecutive concurrency-safe calls form a batch whose bodies run in
+    parallel (bounded); an exclusive call is a batch of its own (a barrier). Results are appended
+    strictly in model order; additional contexts are appended after all results of the step.
+
+Governance (steps 3-7) runs call by call in model order; the dispatch records of a batch are
+appended together, so one flush makes all of them durable. A cancelled step gives every call that
+was not dispatched ``ABORTED_BEFORE_DISPATCH``; bodies already started are awaited, never
+abandoned.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import attrs
+import orjson
+
+from seamhost import jsonvalue
+from seamhost.approval import ApprovalOutcome
+from seamhost.approvals import ApprovalService, Grant
+from seamhost.decisions import Verdict
+from seamhost.dispatch import describe
+from seamhost.results import ErrorCode, ToolError, ToolFailed, ToolResult
+from seamhost.runner import SandboxRunner, SandboxUnavailable
+from seamhost.sandbox import ConfineRequest, SandboxMode
+from seamhost.schema import compile_schema
+from seamhost.session.events import (
+    ErrorDetail,
+    InboxSpliced,
+    ToolCall,
+    ToolDispatch,
+    ToolResultEvent,
+)
+from seamhost.tools import RegisteredTool, ToolContext, ToolExecution, ToolInvocation
+
+if TYPE_CHECKING:
+    from seamhost.bundle import Bundle
+    from seamhost.model import ToolCallProposal
+    from seamhost.session.session import Session
+
+_APPROVAL_CODES = {
+    ApprovalOutcome.REJECTED: ErrorCode.APPROVAL_REJECTED,
+    ApprovalOutcome.CANCELLED: ErrorCode.APPROVAL_CANCELLED,
+    ApprovalOutcome.UNAVAILABLE: ErrorCode.APPROVAL_UNAVAILABLE,
+}
+
+
+def effective_mode(session: Session, profile_mode: SandboxMode) -> SandboxMode:
+    """The last ``sandbox/mode`` event's mode, else the profile's (DESIGN §5 step 7)."""
+    record = session.last("sandbox/mode")
+    return SandboxMode(record.data["mode"]) if record is not None else profile_mode
+
+
+@attrs.frozen
+class Ready:
+    """A call that passed governance: what to dispatch, and the grant that allowed it."""
+
+    invocation: ToolInvocation
+    grant: Grant | None
+    decisions: tuple[dict[str, str], ...]
+
+
+@attrs.define
+class ToolPipeline:
+    """Runs the calls of assistant messages through the governed pipeline of one session."""
+
+    bundle: Bundle
+    session: Session
+    workspace: Path
+    approvals: ApprovalService
+    parallelism: int = 4
+    tool_timeout: float | None = None
+    _used_grants: set[str] = attrs.field(factory=set, init=False)
+
+    # -- the step -----------------------------------------------------------------------------
+
+    async def run_step(
+        self,
+        turn: int,
+        step: int,
+        proposals: Sequence[ToolCallProposal],
+        cancelled: asyncio.Event,
+        *,
+        parent: ToolExecution | None = None,
+    ) -> list[ToolResult]:
+        """Govern, dispatch and commit every call of one assistant message."""
+        for proposal in proposals:
+            tool = self.bundle.tools.get(proposal.name)
+            self.session.append(
+                ToolCall(
+                    turn=turn, step=step, call_id=proposal.call_id, name=proposal.name,
+                    arguments=proposal.arguments,
+                    descriptor_digest=tool.digest if tool is not None else None,
+                )
+            )
+        results: list[ToolResult] = []
+        for batch in _batches(proposals, self.bundle.tools):
+            results += await self._run_batch(turn, step, batch, cancelled, parent)
+        contexts = tuple(c for result in results for c in result.additional_contexts)
+        if contexts:
+            self.session.append(InboxSpliced(turn=turn, step=step, contexts=contexts))
+        return results
+
+    async def _run_batch(
+        self,
+        turn: int,
+        step: int,
+        batch: Sequence[ToolCallProposal],
+        cancelled: asyncio.Event,
+        parent: ToolExecution | None,
+    ) -> list[ToolResult]:
+        settled: dict[str, ToolResult] = {}
+        ready: list[Ready] = []
+        for proposal in batch:
+            if cancelled.is_set():
+                settled[proposal.call_id] = _aborted(proposal.call_id)
+                continue
+            outcome = await self._govern(turn, step, proposal)
+            if isinstance(outcome, ToolResult):
+                settled[proposal.call_id] = outcome
+            else:
+                ready.append(outcome)
+        dispatched: list[Ready] = []
+        for item in ready:
+            call = item.invocation
+            if cancelled.is_set():
+                settled[call.call_id] = _aborted(call.call_id)
+                continue
+            self.session.append(
+                ToolDispatch(
+                    call_id=call.call_id, attempt=1, sandbox_mode=str(call.sandbox_mode),
+                    args_digest=call.args_digest,
+                )
+            )
+            dispatched.append(item)
+        limit = asyncio.Semaphore(max(1, self.parallelism))
+
+        async def run(item: Ready) -> tuple[str, ToolResult]:
+            async with limit:
+                return item.invocation.call_id, await self._execute(item, cancelled, parent)
+
+        for call_id, result in await asyncio.gather(*(run(item) for item in dispatched)):
+            settled[call_id] = result
+        ordered = [settled[p.call_id] for p in batch]
+        for result in ordered:
+            self._commit(turn, step, result)
+        return ordered
+
+    # -- steps 3 to 7 -------------------------------------------------------------------------
+
+    async def _govern(self, turn: int, step: int, proposal: ToolCallProposal) -> Ready | ToolResult:
+        call_id = proposal.call_id
+        tool = self.bundle.tools.get(proposal.name)
+        if tool is None:
+            known = ", ".join(sorted(self.bundle.tools)) or "none"
+            return ToolResult.failure(
+                call_id, ErrorCode.UNKNOWN_TOOL,
+                f"no tool named {proposal.name!r} in this bundle (tools: {known})",
+            )
+        arguments = _parse_arguments(tool, proposal.arguments)
+        if isinstance(arguments, str):
+            return ToolResult.failure(call_id, ErrorCode.INVALID_ARGUMENTS, arguments)
+        mode = effective_mode(self.session, self.bundle.profile.sandbox.mode)
+        escalation = _parse_escalation(proposal, mode)
+        if isinstance(escalation, str) and not isinstance(escalation, SandboxMode):
+            return ToolResult.failure(call_id, ErrorCode.ESCALATION_INVALID, escalation)
+        invocation = ToolInvocation(
+            session_id=self.session.id, turn=turn, step=step, call_id=call_id, tool=tool,
+            arguments=jsonvalue.freeze(arguments), args_digest=jsonvalue.digest(arguments),
+            workspace=self.workspace, sandbox_mode=mode,
+        )
+        decisions: list[dict[str, str]] = []
+        decision = await self.bundle.seams.tools_pre_execute(invocation)
+        decisions.append(_trace("policy", decision.verdict, decision.plugin, decision.reason))
+        if decision.verdict is Verdict.DENY:
+            return _refused(invocation, ErrorCode.DENIED_BY_POLICY, decision.reason,
+                            decision.plugin, decisions)
+        grant = None
+        if decision.verdict is Verdict.ASK or escalation is not None:
+            reason = decision.reason or "the call asks for a wider sandbox"
+            if escalation is not None:
+                reason = f"{reason}; requests {escalation}: {proposal.justification}"
+            approval = await self.approvals.request(
+                self.session, invocation, reason, turn_open=True, escalation=escalation,
+                justification=proposal.justification,
+            )
+            decisions.append(
+                _trace("approval", approval.outcome, approval.answerer or "", approval.message)
+            )
+            if not approval.allowed:
+                return _refused(invocation, _APPROVAL_CODES[approval.outcome], approval.message,
+                                approval.answerer or "", decisions)
+            grant = Grant(approval.id, call_id, invocation.args_digest, escalation)
+            if escalation is not None:
+                invocation = attrs.evolve(invocation, sandbox_mode=escalation)
+        guard = await self.bundle.seams.tools_guard(invocation)
+        if guard.verdict is not Verdict.ALLOW:
+            decisions.append(_trace("guard", guard.verdict, guard.plugin, guard.reason))
+            return _refused(invocation, ErrorCode.DENIED_BY_GUARD, guard.reason, guard.plugin,
+                            decisions)
+        unavailable = await self._sandbox_problem(invocation)
+        if unavailable is not None:
+            return _refused(invocation, ErrorCode.SANDBOX_UNAVAILABLE, unavailable, "", decisions)
+        return Ready(invocation, grant, tuple(decisions))
+
+    async def _sandbox_problem(self, call: ToolInvocation) -> str | None:
+        """Why a subprocess tool cannot be confined in its mode, or ``None`` when it can."""
+        if not call.tool.spec.runs_subprocesses or not call.sandbox_mode.confining:
+            return None
+        probe = ConfineRequest(
+            ("true",), call.sandbox_mode, self.workspace, self._writable_roots(),
+            self.bundle.profile.sandbox.network,
+        )
+        try:
+            await self.bundle.seams.sandbox_confine(probe)
+        except Exception as exc:
+            return f"{call.sandbox_mode} needs a usable sandbox/confine provider: {describe(exc)}"
+        return None
+
+    def _writable_roots(self) -> tuple[Path, ...]:
+        return tuple(
+            root if root.is_absolute() else self.workspace / root
+            for root in self.bundle.profile.sandbox.writable_roots
+        )
+
+    # -- steps 8 to 11 ------------------------------------------------------------------------
+
+    async def _execute(
+        self, item: Ready, cancelled: asyncio.Event, parent: ToolExecution | None
+    ) -> ToolResult:
+        call = item.invocation
+        if item.grant is not None:
+            if not item.grant.covers(call) or item.grant.approval_id in self._used_grants:
+                return ToolResult.failure(
+                    call.call_id, ErrorCode.APPROVAL_UNAVAILABLE,
+                    "the approval does not cover this dispatch; refused",
+                )
+            self._used_grants.add(item.grant.approval_id)
+        execution = ToolExecution(call, 1, cancelled, session=self.session, parent=parent)
+        result = await self.bundle.seams.tools_execute(execution, self._body)
+        result = await self.bundle.seams.tools_post_execute(call, result)
+        result = attrs.evolve(result, meta={**result.meta, "decisions": list(item.decisions)})
+        self.bundle.seams.tools_result(call, result)
+        return result
+
+    async def _body(self, execution: ToolExecution) -> ToolResult:
+        call = execution.invocation
+        spec = call.tool.spec
+        context = ToolContext(
+            call_id=call.call_id,
+            arguments=call.arguments,
+            workspace=self.workspace,
+            sandbox_mode=call.sandbox_mode,
+            writable_roots=self._writable_roots(),
+            cancelled=execution.cancelled,
+            runner=SandboxRunner(
+                self.bundle.seams, call.sandbox_mode, self.workspace, self._writable_roots(),
+                self.bundle.profile.sandbox.network,
+            ),
+        )
+        meta: dict[str, Any] = {"sandbox_mode": str(call.sandbox_mode)}
+        try:
+            output = await asyncio.wait_for(spec.body(context), self.tool_timeout)
+        except TimeoutError:
+            return ToolResult.failure(
+                call.call_id, ErrorCode.TOOL_TIMEOUT,
+                f"{spec.name} did not finish within {self.tool_timeout:g}s", **meta,
+            )
+        except ToolFailed as exc:
+            return attrs.evolve(
+                ToolResult.failure(call.call_id, exc.code, exc.message, **meta), value=exc.value
+            )
+        except SandboxUnavailable as exc:
+            return ToolResult.failure(call.call_id, ErrorCode.SANDBOX_UNAVAILABLE, str(exc), **meta)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            return ToolResult.failure(
+                call.call_id, ErrorCode.TOOL_ERROR, f"{spec.name} failed: {describe(exc)}", **meta
+            )
+        meta.update(output.meta)
+        error = None
+        if output.is_error:
+            error = ToolError(output.error_code or ErrorCode.TOOL_ERROR, output.content)
+        return ToolResult(
+            call.call_id, output.content, value=output.value, error=error, meta=meta,
+            additional_contexts=output.additional_contexts,
+        )
+
+    # -- step 12 ------------------------------------------------------------------------------
+
+    def _commit(self, turn: int, step: int, result: ToolResult) -> None:
+        error = result.error
+        self.session.append(
+            ToolResultEvent(
+                turn=turn, step=step, call_id=result.call_id, is_error=result.is_error,
+                content=result.content,
+                error=ErrorDetail(str(error.code), error.message) if error is not None else None,
+                value=jsonvalue.thaw(result.value),
+                meta=jsonvalue.thaw(result.meta) or None,
+            )
+        )
+
+
+# -- helpers ----------------------------------------------------------------------------------
+
+
+def _batches(
+    proposals: Sequence[ToolCallProposal], tools: Any
+) -> list[list[ToolCallProposal]]:
+    """Consecutive concurrency-safe calls share a batch; every other call is a batch alone."""
+    batches: list[list[ToolCallProposal]] = []
+    open_batch = False
+    for proposal in proposals:
+        tool: RegisteredTool | None = tools.get(proposal.name)
+        safe = tool is not None and tool.spec.concurrency_safe
+        if safe and open_batch:
+            batches[-1].append(proposal)
+        else:
+            batches.append([proposal])
+        open_batch = safe
+    return batches
+
+
+def _parse_arguments(tool: RegisteredTool, raw: str) -> dict[str, Any] | str:
+    """The validated arguments, or a sentence saying why they are invalid."""
+    try:
+        arguments = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        return f"arguments are not valid JSON: {exc}"
+    if type(arguments) is not dict:
+        return f"arguments must be a JSON object, got {type(arguments).__name__}"
+    try:
+        jsonvalue.check_lossless(arguments, "arguments")
+    except jsonvalue.LossyValue as exc:
+        return str(exc)
+    violation = compile_schema(tool.spec.input_schema)(arguments)
+    if violation is not None:
+        where = "arguments" + "".join(
+            f"[{p}]" if isinstance(p, int) else f".{p}" for p in violation.path
+        )
+        return f"{where}: {violation.problem}"
+    return arguments
+
+
+def _parse_escalation(proposal: ToolCallProposal, mode: SandboxMode) -> SandboxMode | None | str:
+    """The requested wider mode, ``None`` when none is requested, or why the request is invalid."""
+    requested, justification = proposal.sandbox_permissions, proposal.justification
+    if requested is None and justification is None:
+        return None
+    if requested is None or justification is None:
+        return "sandbox_permissions and justification must be given together"
+    if not str(justification).strip():
+        return "justification must not be empty"
+    try:
+        wanted = SandboxMode(requested)
+    except ValueError:
+        choices = ", ".join(m.value for m in SandboxMode)
+        return f"sandbox_permissions {requested!r} is not a mode ({choices})"
+    if not wanted.widens(mode):
+        return f"{wanted} is not wider than the effective mode {mode}; nothing to escalate"
+    return wanted
+
+
+def _trace(stage: str, verdict: object, plugin: str, reason: str) -> dict[str, str]:
+    return {"stage": stage, "verdict": str(verdict), "plugin": plugin, "reason": reason}
+
+
+def _refused(
+    call: ToolInvocation, code: ErrorCode, reason: str, plugin: str,
+    decisions: list[dict[str, str]],
+) -> ToolResult:
+    by = f' (by "{plugin}")' if plugin else ""
+    return ToolResult.failure(
+        call.call_id, code, f"{reason or code.value}{by}", decisions=decisions,
+        sandbox_mode=str(call.sandbox_mode),
+    )
+
+
+def _aborted(call_id: str) -> ToolResult:
+    return ToolResult.failure(
+        call_id, ErrorCode.ABORTED_BEFORE_DISPATCH,
+        "the step was cancelled before this call was dispatched; it never started",
+    )
+
+
+__all__ = ["ToolPipeline", "effective_mode"]
