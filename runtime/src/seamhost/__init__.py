@@ -28,6 +28,7 @@ _EXPORTS = {
     "ToolOutput": "seamhost.tools",
     "ToolInvocation": "seamhost.tools",
     "ToolExecution": "seamhost.tools",
+    "ToolRegistrar": "seamhost.tools",
     "ToolResult": "seamhost.results",
     "ToolError": "seamhost.results",
     "ErrorCode": "seamhost.results",
@@ -139,5 +140,6 @@ if TYPE_CHECKING:
         ToolExecution as ToolExecution,
         ToolInvocation as ToolInvocation,
         ToolOutput as ToolOutput,
+        ToolRegistrar as ToolRegistrar,
         ToolSpec as ToolSpec,
     )

@@ -155,8 +155,7 @@ class Agent:
                     tool_calls=tuple(
                         ProposedCall(
                             p.call_id, p.name, p.arguments,
-                            p.sandbox_permissions,  # type: ignore[arg-type]
-                            p.justification,
+                            p.sandbox_permissions, p.justification,
                         )
                         for p in proposals
                     ),

@@ -18,6 +18,7 @@ Building a bundle (DESIGN §3.1, §3.3):
 
 from __future__ import annotations
 
+import inspect
 import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -40,6 +41,8 @@ if TYPE_CHECKING:
     from seamhost.session.store import SessionStore
 
 TRACE_ENV = "SEAMHOST_TRACE_HOOKS"
+# Start-up seams the façade calls synchronously; a coroutine implementation would never run.
+SYNCHRONOUS_SEAMS = frozenset({"tools/register", "session/store", "llm/adapter"})
 # Declared in `provides` by a checkpoint policy: sessions of the bundle are written with barriers.
 CHECKPOINT_CAPABILITY = "session/checkpoint"
 
@@ -227,6 +230,10 @@ def _check_implementations(
             if impl.hookwrapper or impl.wrapper:
                 raise SeamContractError(
                     seam_name, plugin, "wrapper implementations are refused; use an around seam"
+                )
+            if seam_name in SYNCHRONOUS_SEAMS and inspect.iscoroutinefunction(impl.function):
+                raise SeamContractError(
+                    seam_name, plugin, "is called synchronously at start-up; use a plain function"
                 )
             implementers.add(plugin)
             if seam.mode is Mode.PROVIDER and seam_name not in declared[plugin]:

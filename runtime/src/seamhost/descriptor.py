@@ -37,7 +37,7 @@ class PluginContext:
     sandbox: SandboxPolicy
 
 
-def _seams(value: Sequence[str]) -> frozenset[str]:
+def _names(value: Sequence[str] | frozenset[str]) -> frozenset[str]:
     return frozenset(value)
 
 
@@ -53,10 +53,10 @@ class PluginDescriptor:
     name: str
     factory: Callable[[PluginContext], object] = attrs.field(eq=False)
     config_schema: Mapping[str, Any] = attrs.field(default=EMPTY_SCHEMA, converter=freeze)
-    provides: frozenset[str] = attrs.field(default=frozenset(), converter=_seams)
-    requires: frozenset[str] = attrs.field(default=frozenset(), converter=_seams)
+    provides: frozenset[str] = attrs.field(default=frozenset(), converter=_names)
+    requires: frozenset[str] = attrs.field(default=frozenset(), converter=_names)
     description: str = ""
-    accumulate: frozenset[str] = attrs.field(default=frozenset(), converter=frozenset)
+    accumulate: frozenset[str] = attrs.field(default=frozenset(), converter=_names)
     event_types: tuple[type[Event], ...] = ()
     hookspecs: tuple[object, ...] = attrs.field(default=(), eq=False)
 

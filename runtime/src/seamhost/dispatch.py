@@ -28,10 +28,20 @@ T = TypeVar("T")
 
 @attrs.frozen
 class Impl:
-    """One implementation of a seam: the plugin that supplied it and the function to call."""
+    """One implementation of a seam: the plugin that supplied it and the function to call.
+
+    `argnames` are the spec arguments the implementation declares (pluggy lets it take any
+    subset); ``None`` means all of them.
+    """
 
     plugin: str
     function: Callable[..., Any]
+    argnames: tuple[str, ...] | None = None
+
+    def __call__(self, **kwargs: Any) -> Any:
+        if self.argnames is None:
+            return self.function(**kwargs)
+        return self.function(**{name: kwargs[name] for name in self.argnames})
 
 
 @attrs.frozen
@@ -97,7 +107,7 @@ async def first_answer(
     notes: list[str] = []
     for impl in impls:
         try:
-            answer = await settle(impl.function(**kwargs))
+            answer = await settle(impl(**kwargs))
         except Exception as exc:
             trace(seam, impl.plugin, f"raised {describe(exc)}")
             notes.append(f'"{impl.plugin}" raised {describe(exc)}')
@@ -139,7 +149,7 @@ async def decide(
     votes: list[Decision] = []
     for impl in impls:
         try:
-            vote = await settle(impl.function(**kwargs))
+            vote = await settle(impl(**kwargs))
         except Exception as exc:
             trace(seam, impl.plugin, f"raised {describe(exc)}")
             votes.append(Decision(Verdict.DENY, f"{seam} raised {describe(exc)}", impl.plugin))
@@ -176,7 +186,7 @@ def notify(seam: str, impls: Sequence[Impl], kwargs: dict[str, Any], *, trace: T
     """
     for impl in impls:
         try:
-            result = impl.function(**kwargs)
+            result = impl(**kwargs)
         except Exception as exc:
             trace(seam, impl.plugin, f"raised {describe(exc)}")
             _log_failure(seam, impl.plugin, exc)
@@ -215,7 +225,7 @@ async def barrier(
         raise SeamUnavailable(seam)
 
     async def run(impl: Impl) -> None:
-        await settle(impl.function(**kwargs))
+        await settle(impl(**kwargs))
 
     outcomes = await asyncio.gather(*(run(impl) for impl in impls), return_exceptions=True)
     failures: list[tuple[Impl, BaseException]] = []
@@ -268,7 +278,7 @@ def _link(
     async def call(ctx: Any) -> T:
         trace(seam, impl.plugin, "enter")
         try:
-            result: T = await settle(impl.function(**{argument: ctx, "call_next": inner}))
+            result: T = await settle(impl(**{argument: ctx, "call_next": inner}))
         except Exception as exc:
             trace(seam, impl.plugin, f"raised {describe(exc)}")
             if on_error is None:
@@ -304,7 +314,7 @@ def _stream_link(
 ) -> Callable[[Any], AsyncIterator[T]]:
     async def call(ctx: Any) -> AsyncIterator[T]:
         trace(seam, impl.plugin, "enter")
-        stream = await settle(impl.function(**{argument: ctx, "call_next": inner}))
+        stream = await settle(impl(**{argument: ctx, "call_next": inner}))
         async for item in stream:
             yield item
         trace(seam, impl.plugin, "leave")

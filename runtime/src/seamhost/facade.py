@@ -52,7 +52,10 @@ class Seams:
         for seam in SEAMS:
             caller = getattr(pm.hook, hook_name(seam))
             self._impls[seam] = tuple(
-                Impl(names.get(impl.plugin_name, impl.plugin_name), impl.function)
+                Impl(
+                    names.get(impl.plugin_name, impl.plugin_name), impl.function,
+                    tuple(impl.argnames),
+                )
                 for impl in reversed(caller.get_hookimpls())
             )
 
@@ -82,7 +85,7 @@ class Seams:
                 tools[spec.name] = RegisteredTool.of(spec, _plugin)
 
             try:
-                impl.function(register=register)
+                impl(register=register)
             except (PluginConflict, SeamContractError):
                 raise
             except Exception as exc:
@@ -101,14 +104,14 @@ class Seams:
             return None
         impl = dispatch.only("session/store", impls)
         self._trace("session/store", impl.plugin, "provide")
-        store: SessionStore = impl.function()
+        store: SessionStore = impl()
         return store
 
     def llm_adapter(self) -> ModelAdapter:
         """``llm/adapter``: the model adapter; raises `SeamUnavailable` when missing."""
         impl = dispatch.only("llm/adapter", self._impls["llm/adapter"])
         self._trace("llm/adapter", impl.plugin, "provide")
-        adapter: ModelAdapter = impl.function()
+        adapter: ModelAdapter = impl()
         return adapter
 
     async def sandbox_confine(self, request: ConfineRequest) -> tuple[ConfinedCommand, str]:
@@ -117,7 +120,7 @@ class Seams:
         Raises `SeamUnavailable` when no plugin provides the seam; a raising provider propagates.
         """
         impl = dispatch.only("sandbox/confine", self._impls["sandbox/confine"])
-        confined: ConfinedCommand = await dispatch.settle(impl.function(request=request))
+        confined: ConfinedCommand = await dispatch.settle(impl(request=request))
         self._trace("sandbox/confine", impl.plugin, f"{confined.backend} ({confined.enforcement})")
         return confined, impl.plugin
 
@@ -215,7 +218,7 @@ class Seams:
         """``tools/post-execute``: apply each transform in order; a block or a raise blocks."""
         for impl in self._impls["tools/post-execute"]:
             try:
-                vote = await dispatch.settle(impl.function(call=call, result=result))
+                vote = await dispatch.settle(impl(call=call, result=result))
             except Exception as exc:
                 self._trace("tools/post-execute", impl.plugin, f"raised {dispatch.describe(exc)}")
                 return _blocked(result, impl.plugin, f"raised {dispatch.describe(exc)}")

@@ -1,7 +1,10 @@
 """Hook specifications: one per seam of the catalogue (:mod:`seamhost.catalogue`).
 
-Plugins implement these with ``@seamhost.hookimpl``. Every implementation may be a plain function
-or a coroutine function: the kernel's façade awaits what it gets. Implementations are driven one by
+Plugins implement these with ``@seamhost.hookimpl``. Implementations may be plain functions or
+coroutine functions (the kernel's façade awaits what it gets), except those of the start-up seams
+``tools/register``, ``session/store`` and ``llm/adapter``, which are called synchronously: a
+coroutine function there is refused when the bundle is built. An implementation may declare any
+subset of a spec's arguments. Implementations are driven one by
 one by the façade, so a failure is always attributed to the plugin that raised. ``hookwrapper`` and
 ``wrapper`` implementations are refused at startup: use the around seams instead.
 
@@ -136,7 +139,8 @@ def agent_pre_step(ctx: StepContext, call_next: StepNext) -> Awaitable[None]:
     """Seam ``agent/pre-step`` (around): run before each agent step.
 
     Called before the loop starts step ``ctx.step``; each implementation must ``await
-    call_next(ctx)`` to let the step proceed. The first registered implementation is outermost.
+    call_next(ctx)`` to let the step proceed. The plugin listed first in the profile is outermost
+    (``tryfirst``/``trylast`` move an implementation to either end).
 
     Return value: ignored. Not calling ``call_next`` stops the step (a short-circuit).
 

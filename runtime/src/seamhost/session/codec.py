@@ -33,6 +33,10 @@ def make_converter(classes: Iterable[type[Event]] = CORE_EVENTS) -> cattrs.Conve
 
 def _register(converter: cattrs.Converter, cls: type) -> None:
     attrs.resolve_types(cls)
+    # Nested classes first: the outer functions capture the inner hooks when they are made.
+    for field in attrs.fields(cls):
+        for inner in _nested_classes(field.type):
+            _register(converter, inner)
     overrides = {
         field.name: override(omit_if_default=field.default is None)
         for field in attrs.fields(cls)
@@ -41,9 +45,6 @@ def _register(converter: cattrs.Converter, cls: type) -> None:
         cls, make_dict_unstructure_fn(cls, converter, **overrides)
     )
     converter.register_structure_hook(cls, make_dict_structure_fn(cls, converter))
-    for field in attrs.fields(cls):
-        for inner in _nested_classes(field.type):
-            _register(converter, inner)
 
 
 def _nested_classes(tp: Any) -> list[type]:

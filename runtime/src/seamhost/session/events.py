@@ -68,7 +68,7 @@ class ProposedCall:
     call_id: str
     name: str
     arguments: str
-    sandbox_permissions: SandboxModeName | None = None
+    sandbox_permissions: str | None = None  # as the model produced it; validated by the pipeline
     justification: str | None = None
 
 

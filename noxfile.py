@@ -1,0 +1,76 @@
+"""Sessions for tests, lint, typing, docs, stress, benchmarks and the profile matrix.
+
+Each session gets its own virtual environment, filled by ``uv sync`` from the lock file with the
+dependency groups it needs. ``nox`` alone runs the default sessions: the whole test suite CI runs.
+"""
+
+from __future__ import annotations
+
+import nox
+
+nox.needs_version = ">=2024.10"
+nox.options.default_venv_backend = "uv"
+nox.options.sessions = ["tests", "lint", "typing", "docs"]
+nox.options.reuse_existing_virtualenvs = True
+
+
+def install(session: nox.Session, *groups: str) -> None:
+    """Sync the workspace (all first-party distributions) and `groups` into the session's venv."""
+    session.run_install(
+        "uv", "sync", "--locked", "--no-default-groups",
+        *(f"--group={group}" for group in groups),
+        env={"UV_PROJECT_ENVIRONMENT": session.virtualenv.location},
+    )
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """The fast test suite (everything but `slow` and `bench`), profile matrix included."""
+    install(session, "test")
+    session.run("pytest", *session.posargs)
+
+
+@nox.session
+def stress(session: nox.Session) -> None:
+    """The long suites: crash matrices, SIGKILL trials, byte sweeps."""
+    install(session, "test")
+    session.run("pytest", "-m", "slow", *session.posargs)
+
+
+@nox.session
+def matrix(session: nox.Session) -> None:
+    """Every shipped scenario under every shipped profile, checked against its expectations."""
+    install(session, "test")
+    session.run("pytest", "tests/test_matrix.py", *session.posargs)
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    install(session, "lint")
+    session.run("ruff", "check", ".")
+    session.run("ruff", "format", "--check", ".")
+
+
+@nox.session
+def typing(session: nox.Session) -> None:
+    install(session, "test", "typing")
+    session.run("mypy")
+
+
+@nox.session
+def docs(session: nox.Session) -> None:
+    """Regenerate the references from code (``-- --write``) or check they are up to date."""
+    install(session)
+    mode = "--write" if "--write" in session.posargs else "--check"
+    session.run("python", "docs/generate_reference.py", *([] if mode == "--write" else ["--check"]))
+
+
+@nox.session
+def bench(session: nox.Session) -> None:
+    """Benchmarks: each prints ratios against a baseline measured in the same run."""
+    install(session, "test")
+    session.env["UV_COMPILE_BYTECODE"] = "1"
+    session.run("python", "-m", "compileall", "-q", session.virtualenv.location, silent=True)
+    scripts = session.posargs or sorted(str(p) for p in __import__("pathlib").Path("tests/bench").glob("bench_*.py"))
+    for script in scripts:
+        session.run("python", script)
