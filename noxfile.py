@@ -17,7 +17,10 @@ nox.options.reuse_existing_virtualenvs = True
 def install(session: nox.Session, *groups: str) -> None:
     """Sync the workspace (all first-party distributions) and `groups` into the session's venv."""
     session.run_install(
-        "uv", "sync", "--locked", "--no-default-groups",
+        "uv",
+        "sync",
+        "--locked",
+        "--no-default-groups",
         *(f"--group={group}" for group in groups),
         env={"UV_PROJECT_ENVIRONMENT": session.virtualenv.location},
     )
@@ -71,6 +74,8 @@ def bench(session: nox.Session) -> None:
     install(session, "test")
     session.env["UV_COMPILE_BYTECODE"] = "1"
     session.run("python", "-m", "compileall", "-q", session.virtualenv.location, silent=True)
-    scripts = session.posargs or sorted(str(p) for p in __import__("pathlib").Path("tests/bench").glob("bench_*.py"))
+    scripts = session.posargs or sorted(
+        str(p) for p in __import__("pathlib").Path("tests/bench").glob("bench_*.py")
+    )
     for script in scripts:
         session.run("python", script)

@@ -8,6 +8,7 @@ import sys
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -27,7 +28,9 @@ def make_bundle(plugin_site: PluginSite) -> BundleMaker:
     returns the built bundle.
     """
 
-    def make(plugins: dict[str, str], profile: str = "", environ: dict[str, str] | None = None) -> Bundle:
+    def make(
+        plugins: dict[str, str], profile: str = "", environ: dict[str, str] | None = None
+    ) -> Bundle:
         tables = []
         for name, source in plugins.items():
             plugin_site.add(name, source)
@@ -64,8 +67,12 @@ def workspace(tmp_path: Path) -> Path:
 
 
 def run_cli(
-    *args: str, site: PluginSite | None = None, env: dict[str, str] | None = None,
-    cwd: Path | None = None, input: str | None = None, timeout: float = 60,
+    *args: str,
+    site: PluginSite | None = None,
+    env: dict[str, str] | None = None,
+    cwd: Path | None = None,
+    input: str | None = None,
+    timeout: float = 60,
 ) -> subprocess.CompletedProcess[str]:
     """Run the real ``seamhost`` CLI in a child interpreter (plugins from `site` importable)."""
     environ = {k: v for k, v in os.environ.items() if not k.startswith("SEAMHOST_")}
@@ -76,5 +83,16 @@ def run_cli(
     environ.update(env or {})
     return subprocess.run(
         [sys.executable, "-m", "seamhost", *args],
-        capture_output=True, text=True, env=environ, cwd=cwd, input=input, timeout=timeout,
+        check=False,
+        capture_output=True,
+        text=True,
+        env=environ,
+        cwd=cwd,
+        input=input,
+        timeout=timeout,
     )
+
+
+def plugin_state(bundle: Bundle, name: str) -> Any:
+    """The class of plugin `name`'s registered object (test plugins keep their records there)."""
+    return type(bundle.pm.get_plugin(name))

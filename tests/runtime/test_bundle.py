@@ -30,7 +30,9 @@ def layered(name: str) -> str:
 def test_call_order_is_profile_order(make_bundle: BundleMaker, plugin_site: PluginSite) -> None:
     (plugin_site.root / "seamhost_shared.py").write_text("ORDER = []\n")
     plugin_site.modules.add("seamhost_shared")
-    bundle = make_bundle({"zeta": layered("zeta"), "alpha": layered("alpha"), "mid": layered("mid")})
+    bundle = make_bundle(
+        {"zeta": layered("zeta"), "alpha": layered("alpha"), "mid": layered("mid")}
+    )
 
     async def proceed(ctx: StepContext) -> None:
         return None
@@ -44,7 +46,7 @@ def test_call_order_is_profile_order(make_bundle: BundleMaker, plugin_site: Plug
 
 def test_misspelt_hook_fails_loudly(make_bundle: BundleMaker) -> None:
     body = "@hookimpl\ndef tools_pre_exectue(self, call):\n    return None\n"
-    with pytest.raises(PluginLoadError, match='plugin "typo".*tools_pre_exectue'):
+    with pytest.raises(PluginLoadError, match=r'plugin "typo".*tools_pre_exectue'):
         make_bundle({"typo": plugin_source(body, name="typo")})
 
 
@@ -68,7 +70,9 @@ def test_undeclared_provider_is_refused(make_bundle: BundleMaker) -> None:
 
 def test_declared_provider_without_implementation_is_refused(make_bundle: BundleMaker) -> None:
     with pytest.raises(SeamContractError, match="implements no hook"):
-        make_bundle({"empty": plugin_source("pass\n", name="empty", provides='["sandbox/confine"]')})
+        make_bundle(
+            {"empty": plugin_source("pass\n", name="empty", provides='["sandbox/confine"]')}
+        )
 
 
 def test_descriptor_name_must_match_the_entry_point(plugin_site: PluginSite) -> None:
@@ -86,25 +90,36 @@ def test_entry_point_must_name_a_descriptor(plugin_site: PluginSite) -> None:
 
 def test_one_name_from_two_distributions_names_both(plugin_site: PluginSite) -> None:
     plugin_site.add("twin", plugin_source("pass\n", name="twin"), distribution="first-twin")
-    plugin_site.add("twin", plugin_source("pass\n", name="twin"), distribution="second-twin",
-                    module="second_twin")
+    plugin_site.add(
+        "twin",
+        plugin_source("pass\n", name="twin"),
+        distribution="second-twin",
+        module="second_twin",
+    )
     with pytest.raises(PluginConflict, match='"first-twin" and "second-twin"'):
         resolve_profile(str(plugin_site.profile("p.toml", "[plugins.twin]\n")))
 
 
 def test_snapshot_identity(make_bundle: BundleMaker, plugin_site: PluginSite) -> None:
     source = plugin_source(
-        "pass\n", name="conf",
+        "pass\n",
+        name="conf",
         schema='{"type": "object", "properties": {"level": {"type": "integer"}}}',
     )
     one = make_bundle({"conf": source}, profile="")
     path = plugin_site.profile("again.toml", "[plugins.conf]\n")
     two = build_bundle(resolve_profile(str(path)))
     assert one.snapshot.plugins == two.snapshot.plugins
-    changed = build_bundle(resolve_profile(str(plugin_site.profile("c.toml", "[plugins.conf]\nlevel = 2\n"))))
+    changed = build_bundle(
+        resolve_profile(str(plugin_site.profile("c.toml", "[plugins.conf]\nlevel = 2\n")))
+    )
     assert changed.snapshot.plugins[0].config_digest != one.snapshot.plugins[0].config_digest
     identity = one.snapshot.plugins[0]
-    assert (identity.name, identity.distribution, identity.version) == ("conf", "seamhost-conf", "0.1.0")
+    assert (identity.name, identity.distribution, identity.version) == (
+        "conf",
+        "seamhost-conf",
+        "0.1.0",
+    )
 
     data = json.loads(json.dumps(one.snapshot.to_json()))
     assert BundleSnapshot.from_json(data) == one.snapshot
@@ -122,16 +137,23 @@ def test_snapshot_is_immutable(make_bundle: BundleMaker) -> None:
 def test_disabled_plugins_are_not_discovered(plugin_site: PluginSite) -> None:
     plugin_site.add("quiet", plugin_source("pass\n", name="quiet"))
     found = discover(environ={"SEAMHOST_DISABLE_PLUGINS": "quiet"})
-    assert "quiet" not in found.plugins and "quiet" in found.blocked
-    listed = run_cli("plugins", "--json", site=plugin_site, env={"SEAMHOST_DISABLE_PLUGINS": "quiet"})
+    assert "quiet" not in found.plugins
+    assert "quiet" in found.blocked
+    listed = run_cli(
+        "plugins", "--json", site=plugin_site, env={"SEAMHOST_DISABLE_PLUGINS": "quiet"}
+    )
     assert "quiet" not in {p["name"] for p in json.loads(listed.stdout)}
 
 
 def test_trace_hooks_writes_each_seam_call_to_stderr(plugin_site: PluginSite) -> None:
-    plugin_site.add("loud", plugin_source(
-        "@hookimpl\ndef tools_register(self, register):\n    pass\n", name="loud"))
+    plugin_site.add(
+        "loud",
+        plugin_source("@hookimpl\ndef tools_register(self, register):\n    pass\n", name="loud"),
+    )
     path = plugin_site.profile("p.toml", "[plugins.loud]\n")
     quiet = run_cli("profile", "check", str(path), site=plugin_site)
-    traced = run_cli("profile", "check", str(path), site=plugin_site, env={"SEAMHOST_TRACE_HOOKS": "1"})
+    traced = run_cli(
+        "profile", "check", str(path), site=plugin_site, env={"SEAMHOST_TRACE_HOOKS": "1"}
+    )
     assert "trace" not in quiet.stderr
     assert "seamhost: trace: tools/register -> loud: registered" in traced.stderr

@@ -66,9 +66,16 @@ def test_chain_first_answer_wins_and_later_are_not_asked() -> None:
 
 def test_chain_raise_stops_the_chain_with_no_answer() -> None:
     later: list[str] = []
-    chain = [Impl("broken", boom), Impl("lenient", lambda request: later.append("x") or "yes")]
+
+    def lenient(request: object) -> str:
+        later.append("x")
+        return "yes"
+
+    chain = [Impl("broken", boom), Impl("lenient", lenient)]
     got = run(dispatch.first_answer("x/y", chain, {"request": 1}, accept=lambda a: True, trace=OFF))
-    assert got.answer is None and got.plugin == "broken" and later == []
+    assert got.answer is None
+    assert got.plugin == "broken"
+    assert later == []
     assert "RuntimeError: boom" in got.notes[0]
 
 
@@ -77,7 +84,8 @@ def test_chain_answer_outside_vocabulary_is_no_answer() -> None:
     got = run(
         dispatch.first_answer("x/y", chain, {"request": 1}, accept=lambda a: a == "yes", trace=OFF)
     )
-    assert got.answer is None and "outside the vocabulary" in got.notes[0]
+    assert got.answer is None
+    assert "outside the vocabulary" in got.notes[0]
 
 
 def test_chain_awaits_coroutine_answerers() -> None:
@@ -119,21 +127,25 @@ def test_decision_most_restrictive_wins_in_every_order(
 def test_decision_raise_counts_as_deny_naming_the_plugin() -> None:
     impls = [Impl("lenient", vote(Verdict.ALLOW)), Impl("broken", boom)]
     decision = run(dispatch.decide("t/p", impls, {"call": 1}, trace=OFF, guard=False))
-    assert decision.verdict is Verdict.DENY and decision.plugin == "broken"
+    assert decision.verdict is Verdict.DENY
+    assert decision.plugin == "broken"
     assert "RuntimeError: boom" in decision.reason
 
 
 def test_decision_malformed_vote_counts_as_deny() -> None:
     impls = [Impl("odd", lambda call: "allow")]
     decision = run(dispatch.decide("t/p", impls, {"call": 1}, trace=OFF, guard=False))
-    assert decision.verdict is Verdict.DENY and "not a Decision" in decision.reason
+    assert decision.verdict is Verdict.DENY
+    assert "not a Decision" in decision.reason
 
 
 def test_decision_awaits_coroutines_and_records_the_voter() -> None:
     async def impl(call: object) -> Decision:
         return Decision.ask("why")
 
-    decision = run(dispatch.decide("t/p", [Impl("asker", impl)], {"call": 1}, trace=OFF, guard=False))
+    decision = run(
+        dispatch.decide("t/p", [Impl("asker", impl)], {"call": 1}, trace=OFF, guard=False)
+    )
     assert (decision.verdict, decision.reason, decision.plugin) == (Verdict.ASK, "why", "asker")
 
 
@@ -141,27 +153,41 @@ def test_decision_awaits_coroutines_and_records_the_voter() -> None:
 
 
 def test_guard_abstentions_allow() -> None:
-    decision = run(dispatch.decide("t/g", [Impl("a", vote(None))], {"call": 1}, trace=OFF, guard=True))
+    decision = run(
+        dispatch.decide("t/g", [Impl("a", vote(None))], {"call": 1}, trace=OFF, guard=True)
+    )
     assert decision.verdict is Verdict.ALLOW
 
 
 @pytest.mark.parametrize("verdict", [Verdict.ALLOW, Verdict.ASK])
 def test_guard_cannot_allow_or_ask(verdict: Verdict) -> None:
-    decision = run(dispatch.decide("t/g", [Impl("a", vote(verdict))], {"call": 1}, trace=OFF, guard=True))
-    assert decision.verdict is Verdict.DENY and "may only deny" in decision.reason
+    decision = run(
+        dispatch.decide("t/g", [Impl("a", vote(verdict))], {"call": 1}, trace=OFF, guard=True)
+    )
+    assert decision.verdict is Verdict.DENY
+    assert "may only deny" in decision.reason
 
 
 def test_guard_raise_counts_as_deny() -> None:
-    decision = run(dispatch.decide("t/g", [Impl("broken", boom)], {"call": 1}, trace=OFF, guard=True))
-    assert decision.verdict is Verdict.DENY and decision.plugin == "broken"
+    decision = run(
+        dispatch.decide("t/g", [Impl("broken", boom)], {"call": 1}, trace=OFF, guard=True)
+    )
+    assert decision.verdict is Verdict.DENY
+    assert decision.plugin == "broken"
 
 
 # -- notify -------------------------------------------------------------------------------------
 
 
-def test_notify_contains_failures_and_reaches_every_observer(caplog: pytest.LogCaptureFixture) -> None:
+def test_notify_contains_failures_and_reaches_every_observer(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     seen: list[str] = []
-    impls = [Impl("a", lambda event: seen.append("a")), Impl("broken", boom), Impl("c", lambda event: seen.append("c"))]
+    impls = [
+        Impl("a", lambda event: seen.append("a")),
+        Impl("broken", boom),
+        Impl("c", lambda event: seen.append("c")),
+    ]
     dispatch.notify("s/e", impls, {"event": 1}, trace=OFF)
     assert seen == ["a", "c"]
     assert "broken" in caplog.text
@@ -230,7 +256,7 @@ def test_barrier_succeeds_when_all_settle() -> None:
 def layer(name: str, log: list[str]) -> Any:
     async def impl(ctx: list[str], call_next: Any) -> Any:
         log.append(f"{name}>")
-        result = await call_next(ctx + [name])
+        result = await call_next([*ctx, name])
         log.append(f"<{name}")
         return result
 
@@ -245,8 +271,11 @@ def test_around_first_in_call_order_is_outermost() -> None:
         return ctx
 
     chain = dispatch.around(
-        "t/e", [Impl("outer", layer("outer", log)), Impl("inner", layer("inner", log))], "ctx",
-        terminal, trace=OFF,
+        "t/e",
+        [Impl("outer", layer("outer", log)), Impl("inner", layer("inner", log))],
+        "ctx",
+        terminal,
+        trace=OFF,
     )
     assert run(chain([])) == ["outer", "inner"]
     assert log == ["outer>", "inner>", "body", "<inner", "<outer"]
@@ -263,10 +292,14 @@ def test_around_short_circuit_skips_inner_links_and_the_terminal() -> None:
         return "body"
 
     chain = dispatch.around(
-        "t/e", [Impl("stopper", stop), Impl("inner", layer("inner", reached))], "ctx", terminal,
+        "t/e",
+        [Impl("stopper", stop), Impl("inner", layer("inner", reached))],
+        "ctx",
+        terminal,
         trace=OFF,
     )
-    assert run(chain(None)) == "short" and reached == []
+    assert run(chain(None)) == "short"
+    assert reached == []
 
 
 def test_around_raise_becomes_the_error_value() -> None:
@@ -274,7 +307,11 @@ def test_around_raise_becomes_the_error_value() -> None:
         return "body"
 
     chain = dispatch.around(
-        "t/e", [Impl("broken", boom)], "ctx", terminal, trace=OFF,
+        "t/e",
+        [Impl("broken", boom)],
+        "ctx",
+        terminal,
+        trace=OFF,
         on_error=lambda impl, exc: f"error from {impl.plugin}: {exc}",
     )
     assert run(chain(None)) == "error from broken: boom"
@@ -309,5 +346,13 @@ def test_around_stream_wraps_the_inner_stream() -> None:
 
 
 def test_tracer_writes_each_call_to_stderr(capsys: pytest.CaptureFixture[str]) -> None:
-    run(dispatch.decide("t/p", [Impl("a", vote(Verdict.ASK, "hm"))], {"call": 1}, trace=Tracer(True), guard=False))
+    run(
+        dispatch.decide(
+            "t/p",
+            [Impl("a", vote(Verdict.ASK, "hm"))],
+            {"call": 1},
+            trace=Tracer(True),
+            guard=False,
+        )
+    )
     assert "seamhost: trace: t/p -> a: ask hm" in capsys.readouterr().err

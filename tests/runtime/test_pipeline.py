@@ -9,17 +9,16 @@ from typing import Any
 import orjson
 import pytest
 
-from seamhost.approval import ApprovalOutcome
 from seamhost.approvals import ApprovalService
 from seamhost.bundle import Bundle
 from seamhost.jsonvalue import digest
 from seamhost.model import ToolCallProposal
 from seamhost.pipeline import ToolPipeline
-from seamhost.results import ErrorCode, ToolResult
+from seamhost.results import ToolResult
 from seamhost.session.events import SandboxModeChanged, TurnStart
 from seamhost.session.session import Session
 from seamhost.sessions import create_session
-from tests.conftest import BundleMaker, plugin_source
+from tests.conftest import BundleMaker, plugin_source, plugin_state
 
 PROBE_MODULE = """
 import asyncio
@@ -27,8 +26,8 @@ from seamhost import ToolOutput, ToolSpec
 RUNS = []
 ACTIVE = [0, 0]          # current, peak concurrency
 def _spec(name, effect, safe, body, **kw):
-    schema = {"type": "object", "properties": {"ms": {"type": "integer"}, "path": {"type": "string"}},
-              "additionalProperties": False}
+    properties = {"ms": {"type": "integer"}, "path": {"type": "string"}}
+    schema = {"type": "object", "properties": properties, "additionalProperties": False}
     return ToolSpec(name, name, schema, {"type": "object"}, effect, safe, body, **kw)
 async def _work(ctx, name):
     RUNS.append(("start", name, ctx.call_id))
@@ -127,8 +126,11 @@ def propose(*calls: tuple[str, Any]) -> list[ToolCallProposal]:
 
 
 def run_step(
-    bundle: Bundle, workspace: Path, proposals: list[ToolCallProposal],
-    session: Session | None = None, cancelled: asyncio.Event | None = None,
+    bundle: Bundle,
+    workspace: Path,
+    proposals: list[ToolCallProposal],
+    session: Session | None = None,
+    cancelled: asyncio.Event | None = None,
 ) -> tuple[list[ToolResult], Session]:
     session = session or create_session(bundle, session_id="s")
     if session.next_seq == 0:
@@ -139,7 +141,7 @@ def run_step(
 
 
 def runs(bundle: Bundle) -> list[tuple[str, str, str]]:
-    return list(type(bundle.pm.get_plugin("probe")).runs)
+    return list(plugin_state(bundle, "probe").runs)
 
 
 def codes(results: list[ToolResult]) -> list[str]:
@@ -173,7 +175,9 @@ def types(session: Session) -> list[str]:
 def test_each_refusal_has_its_code_and_the_body_never_starts(
     make_bundle: BundleMaker, workspace: Path, call: tuple[str, Any], code: str
 ) -> None:
-    bundle = make(make_bundle, "policy", "answerer", profile='[sandbox]\nmode = "workspace-write"\n')
+    bundle = make(
+        make_bundle, "policy", "answerer", profile='[sandbox]\nmode = "workspace-write"\n'
+    )
     results, session = run_step(bundle, workspace, propose(call))
     assert codes(results) == [code], results[0].content
     assert runs(bundle) == []
@@ -181,13 +185,17 @@ def test_each_refusal_has_its_code_and_the_body_never_starts(
     assert types(session)[-1] == "tool/result"
 
 
-def test_arguments_are_validated_before_policy_sees_the_call(make_bundle: BundleMaker, workspace: Path) -> None:
+def test_arguments_are_validated_before_policy_sees_the_call(
+    make_bundle: BundleMaker, workspace: Path
+) -> None:
     bundle = make(make_bundle, "policy")
     run_step(bundle, workspace, propose(("write", "{bad"), ("write", {"ms": 0})))
-    assert type(bundle.pm.get_plugin("policy")).seen == ["c2"]
+    assert plugin_state(bundle, "policy").seen == ["c2"]
 
 
-def test_allowed_once_runs_exactly_that_call_with_its_digest(make_bundle: BundleMaker, workspace: Path) -> None:
+def test_allowed_once_runs_exactly_that_call_with_its_digest(
+    make_bundle: BundleMaker, workspace: Path
+) -> None:
     bundle = make(make_bundle, "policy", "answerer")
     args = {"path": "ask-yes", "ms": 1}
     results, session = run_step(bundle, workspace, propose(("write", args)))
@@ -197,17 +205,22 @@ def test_allowed_once_runs_exactly_that_call_with_its_digest(make_bundle: Bundle
     assert records["approval/decided"]["outcome"] == "allowed-once"
     assert records["tool/dispatch"]["args_digest"] == digest(args)
     order = types(session)
-    assert order.index("approval/decided") < order.index("tool/dispatch") < order.index("tool/result")
+    assert (
+        order.index("approval/decided") < order.index("tool/dispatch") < order.index("tool/result")
+    )
     assert [r[0] for r in runs(bundle)] == ["start", "end"]
 
 
-def test_policy_never_refuses_before_any_answerer(make_bundle: BundleMaker, workspace: Path) -> None:
+def test_policy_never_refuses_before_any_answerer(
+    make_bundle: BundleMaker, workspace: Path
+) -> None:
     bundle = make(make_bundle, "policy", "answerer")
     session = create_session(bundle)
     session.append(TurnStart(turn=1))
     session.append_data("approval/policy", {"policy": "never", "source": "test"})
     results, session = run_step(bundle, workspace, propose(("write", {"path": "ask-yes"})), session)
-    assert codes(results) == ["APPROVAL_UNAVAILABLE"] and "never" in results[0].content
+    assert codes(results) == ["APPROVAL_UNAVAILABLE"]
+    assert "never" in results[0].content
     assert runs(bundle) == []
 
 
@@ -226,19 +239,30 @@ def test_policy_never_refuses_before_any_answerer(make_bundle: BundleMaker, work
     ],
 )
 def test_invalid_escalations_never_prompt(
-    make_bundle: BundleMaker, workspace: Path, permissions: str | None,
-    justification: str | None, problem: str,
+    make_bundle: BundleMaker,
+    workspace: Path,
+    permissions: str | None,
+    justification: str | None,
+    problem: str,
 ) -> None:
-    bundle = make(make_bundle, "policy", "answerer", profile='[sandbox]\nmode = "workspace-write"\n')
+    bundle = make(
+        make_bundle, "policy", "answerer", profile='[sandbox]\nmode = "workspace-write"\n'
+    )
     proposal = ToolCallProposal("c1", "write", '{"path": "ask-yes"}', permissions, justification)
     results, session = run_step(bundle, workspace, [proposal])
-    assert codes(results) == ["ESCALATION_INVALID"] and problem in results[0].content
-    assert "approval/asked" not in types(session) and runs(bundle) == []
+    assert codes(results) == ["ESCALATION_INVALID"]
+    assert problem in results[0].content
+    assert "approval/asked" not in types(session)
+    assert runs(bundle) == []
 
 
-def test_an_approved_escalation_applies_to_that_call_only(make_bundle: BundleMaker, workspace: Path) -> None:
+def test_an_approved_escalation_applies_to_that_call_only(
+    make_bundle: BundleMaker, workspace: Path
+) -> None:
     bundle = make(make_bundle, "policy", "answerer")
-    escalated = ToolCallProposal("c1", "write", '{"path": "ask-yes"}', "danger-full-access", "needs it")
+    escalated = ToolCallProposal(
+        "c1", "write", '{"path": "ask-yes"}', "danger-full-access", "needs it"
+    )
     plain = ToolCallProposal("c2", "write", "{}")
     results, session = run_step(bundle, workspace, [escalated, plain])
     assert [r.value for r in results] == [{"mode": "danger-full-access"}, {"mode": "read-only"}]
@@ -246,7 +270,9 @@ def test_an_approved_escalation_applies_to_that_call_only(make_bundle: BundleMak
     assert asked["escalation"] == "danger-full-access"
 
 
-def test_the_last_sandbox_mode_event_sets_the_effective_mode(make_bundle: BundleMaker, workspace: Path) -> None:
+def test_the_last_sandbox_mode_event_sets_the_effective_mode(
+    make_bundle: BundleMaker, workspace: Path
+) -> None:
     bundle = make(make_bundle)
     session = create_session(bundle)
     session.append(TurnStart(turn=1))
@@ -260,27 +286,33 @@ def test_the_last_sandbox_mode_event_sets_the_effective_mode(make_bundle: Bundle
 
 def test_the_checkpoint_precedes_the_body(make_bundle: BundleMaker, workspace: Path) -> None:
     bundle = make(make_bundle, "flush")
-    results, session = run_step(bundle, workspace, propose(("write", {})))
+    results, _session = run_step(bundle, workspace, propose(("write", {})))
     assert codes(results) == ["ok"]
-    flushes = type(bundle.pm.get_plugin("flush")).flushes
+    flushes = plugin_state(bundle, "flush").flushes
     assert flushes[0][-1] == "tool/dispatch", "the dispatch record is flushed before the body"
     assert bundle.barriers
 
 
 def test_a_failed_checkpoint_never_runs_the_body(make_bundle: BundleMaker, workspace: Path) -> None:
     bundle = make(make_bundle, "flush")
-    type(bundle.pm.get_plugin("flush")).fail.append(True)
-    results, session = run_step(bundle, workspace, propose(("write", {}), ("read", {})))
+    plugin_state(bundle, "flush").fail.append(True)
+    results, _session = run_step(bundle, workspace, propose(("write", {}), ("read", {})))
     assert codes(results) == ["CHECKPOINT_FAILED", "CHECKPOINT_FAILED"]
-    assert "storage gone" in results[0].content and runs(bundle) == []
+    assert "storage gone" in results[0].content
+    assert runs(bundle) == []
 
 
-def test_cancellation_aborts_what_was_not_dispatched(make_bundle: BundleMaker, workspace: Path) -> None:
+def test_cancellation_aborts_what_was_not_dispatched(
+    make_bundle: BundleMaker, workspace: Path
+) -> None:
     bundle = make(make_bundle)
     cancelled = asyncio.Event()
     cancelled.set()
-    results, session = run_step(bundle, workspace, propose(("read", {}), ("write", {})), cancelled=cancelled)
-    assert codes(results) == ["ABORTED_BEFORE_DISPATCH"] * 2 and runs(bundle) == []
+    results, session = run_step(
+        bundle, workspace, propose(("read", {}), ("write", {})), cancelled=cancelled
+    )
+    assert codes(results) == ["ABORTED_BEFORE_DISPATCH"] * 2
+    assert runs(bundle) == []
     assert "tool/dispatch" not in types(session)
 
 
@@ -289,15 +321,20 @@ def test_cancellation_aborts_what_was_not_dispatched(make_bundle: BundleMaker, w
 
 def test_a_raising_body_is_a_tool_error(make_bundle: BundleMaker, workspace: Path) -> None:
     results, _ = run_step(make(make_bundle), workspace, propose(("fail", {})))
-    assert codes(results) == ["TOOL_ERROR"] and "disk on fire" in results[0].content
+    assert codes(results) == ["TOOL_ERROR"]
+    assert "disk on fire" in results[0].content
 
 
 def test_a_slow_body_times_out(make_bundle: BundleMaker, workspace: Path) -> None:
     bundle = make(make_bundle)
     session = create_session(bundle)
     session.append(TurnStart(turn=1))
-    pipeline = ToolPipeline(bundle, session, workspace, ApprovalService(bundle.seams), tool_timeout=0.05)
-    results = asyncio.run(pipeline.run_step(1, 1, propose(("write", {"ms": 2000})), asyncio.Event()))
+    pipeline = ToolPipeline(
+        bundle, session, workspace, ApprovalService(bundle.seams), tool_timeout=0.05
+    )
+    results = asyncio.run(
+        pipeline.run_step(1, 1, propose(("write", {"ms": 2000})), asyncio.Event())
+    )
     assert codes(results) == ["TOOL_TIMEOUT"]
 
 
@@ -315,14 +352,18 @@ def test_results_commit_in_model_order_while_reads_run_in_parallel(
     assert committed == ["c1", "c2", "c3"]
     ends = [call for kind, _, call in runs(bundle) if kind == "end"]
     assert ends == ["c3", "c2", "c1"], "the bodies really overlapped"
-    assert type(bundle.pm.get_plugin("probe")).active[1] == 3
+    assert plugin_state(bundle, "probe").active[1] == 3
     calls_first = types(session)[1:4]
-    assert calls_first == ["tool/call"] * 3, "intent is recorded for every call before anything else"
+    assert calls_first == ["tool/call"] * 3, (
+        "intent is recorded for every call before anything else"
+    )
 
 
 def test_exclusive_calls_are_barriers(make_bundle: BundleMaker, workspace: Path) -> None:
     bundle = make(make_bundle)
-    calls = propose(("read", {"ms": 30}), ("write", {"ms": 1}), ("read", {"ms": 1}), ("read", {"ms": 1}))
+    calls = propose(
+        ("read", {"ms": 30}), ("write", {"ms": 1}), ("read", {"ms": 1}), ("read", {"ms": 1})
+    )
     run_step(bundle, workspace, calls)
     sequence = [(kind, call) for kind, _, call in runs(bundle)]
     assert sequence.index(("end", "c1")) < sequence.index(("start", "c2"))
@@ -330,17 +371,21 @@ def test_exclusive_calls_are_barriers(make_bundle: BundleMaker, workspace: Path)
 
 
 def test_additional_contexts_follow_all_results(make_bundle: BundleMaker, workspace: Path) -> None:
-    results, session = run_step(make(make_bundle), workspace, propose(("hint", {}), ("read", {})))
+    _results, session = run_step(make(make_bundle), workspace, propose(("hint", {}), ("read", {})))
     assert types(session)[-3:] == ["tool/result", "tool/result", "agent/inbox/spliced"]
     assert session.records[-1].data["contexts"] == ("remember c1",)
 
 
-def test_decision_path_is_recorded_with_the_result(make_bundle: BundleMaker, workspace: Path) -> None:
+def test_decision_path_is_recorded_with_the_result(
+    make_bundle: BundleMaker, workspace: Path
+) -> None:
     bundle = make(make_bundle, "policy", "answerer")
     results, session = run_step(bundle, workspace, propose(("write", {"path": "ask-yes"})))
     decisions = results[0].meta["decisions"]
     assert [(d["stage"], d["verdict"], d["plugin"]) for d in decisions] == [
-        ("policy", "ask", "policy"), ("approval", "allowed-once", "answerer")]
+        ("policy", "ask", "policy"),
+        ("approval", "allowed-once", "answerer"),
+    ]
     stored = session.records[-1].data["meta"]["decisions"]
     assert stored[0]["reason"] == "path needs a human"
 
@@ -350,8 +395,15 @@ def test_an_approval_is_never_reused(make_bundle: BundleMaker, workspace: Path) 
     session = create_session(bundle)
     session.append(TurnStart(turn=1))
     pipeline = ToolPipeline(bundle, session, workspace, ApprovalService(bundle.seams))
-    first = asyncio.run(pipeline.run_step(1, 1, propose(("write", {"path": "ask-yes"})), asyncio.Event()))
-    replay = asyncio.run(pipeline.run_step(1, 2, propose(("write", {"path": "ask-no"})), asyncio.Event()))
-    assert codes(first) == ["ok"] and codes(replay) == ["APPROVAL_REJECTED"]
+    first = asyncio.run(
+        pipeline.run_step(1, 1, propose(("write", {"path": "ask-yes"})), asyncio.Event())
+    )
+    replay = asyncio.run(
+        pipeline.run_step(1, 2, propose(("write", {"path": "ask-no"})), asyncio.Event())
+    )
+    assert codes(first) == ["ok"]
+    assert codes(replay) == ["APPROVAL_REJECTED"]
     decided = [r.data["id"] for r in session.records if r.type == "approval/decided"]
-    assert len(decided) == 2, "the replayed call id was asked again, not granted by the old approval"
+    assert len(decided) == 2, (
+        "the replayed call id was asked again, not granted by the old approval"
+    )

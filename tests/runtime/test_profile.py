@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from seamhost.bundle import build_bundle
 from seamhost.errors import (
     ConfigError,
     MissingSeams,
@@ -15,7 +16,6 @@ from seamhost.errors import (
     ProfileCycle,
     ProfileNotFound,
 )
-from seamhost.bundle import build_bundle
 from seamhost.exitcodes import ExitCode
 from seamhost.profile import resolve_profile
 from seamhost.sandbox import SandboxMode
@@ -38,13 +38,18 @@ GREET_SCHEMA = """{
 def site(plugin_site: PluginSite) -> PluginSite:
     plugin_site.add(
         "greet",
-        plugin_source("pass\n", name="greet", schema=GREET_SCHEMA)
-        .replace("config_schema=", "accumulate={'floor'}, config_schema="),
+        plugin_source("pass\n", name="greet", schema=GREET_SCHEMA).replace(
+            "config_schema=", "accumulate={'floor'}, config_schema="
+        ),
     )
-    plugin_site.add("store", plugin_source(
-        "@hookimpl\ndef session_store(self):\n    return None\n", name="store",
-        provides='["session/store"]',
-    ))
+    plugin_site.add(
+        "store",
+        plugin_source(
+            "@hookimpl\ndef session_store(self):\n    return None\n",
+            name="store",
+            provides='["session/store"]',
+        ),
+    )
     return plugin_site
 
 
@@ -58,22 +63,26 @@ def write(site: PluginSite, name: str, text: str) -> Path:
 BAD_PROFILES = {
     "toml-syntax": ('[plugins.greet\nword = "hi"\n', "not valid TOML", "line 1"),
     "unknown-plugin": (
-        "[plugins.nosuch]\n", "plugins.nosuch",
+        "[plugins.nosuch]\n",
+        "plugins.nosuch",
         "install the distribution 'seamhost-nosuch'",
     ),
     "unknown-key": ('[plugins.greet]\ncolour = "red"\n', "plugins.greet.colour", "unknown key"),
     "wrong-type": ('[plugins.greet]\ncount = "three"\n', "plugins.greet.count", "must be integer"),
     "unmet-version": (
         '[plugins.greet]\n[require]\nplugins = { greet = ">=2.0" }\n',
-        "require.plugins.greet", "seamhost-greet 0.1.0 is installed",
+        "require.plugins.greet",
+        "seamhost-greet 0.1.0 is installed",
     ),
     "missing-seam": (
         '[plugins.greet]\n[require]\nseams = ["session/flush"]\n',
-        "require.seams", "session/flush",
+        "require.seams",
+        "session/flush",
     ),
     "unset-env": (
         '[plugins.greet]\nword = { "$env" = "SEAMHOST_TEST_UNSET" }\n',
-        "plugins.greet.word", "'SEAMHOST_TEST_UNSET' is not set",
+        "plugins.greet.word",
+        "'SEAMHOST_TEST_UNSET' is not set",
     ),
     "bad-sandbox-mode": ('[sandbox]\nmode = "yolo"\n', "sandbox.mode", "read-only"),
 }
@@ -89,7 +98,8 @@ def test_bad_profile_exits_2_naming_file_and_key(site: PluginSite, case: str) ->
     assert "Traceback" not in result.stderr
     message = result.stderr.strip()
     assert message.startswith(f"seamhost: error: {path}"), message
-    assert key in message and detail in message, message
+    assert key in message, message
+    assert detail in message, message
 
 
 def test_extends_cycle_exits_2_naming_the_cycle(site: PluginSite) -> None:
@@ -108,10 +118,16 @@ def test_missing_profile_exits_2(site: PluginSite) -> None:
 
 
 def test_factory_failure_is_reported_by_plugin_with_its_cause(site: PluginSite) -> None:
-    site.add("fragile", plugin_source(
-        "pass\n", name="fragile",
-    ).replace("class Plugin:\n    def __init__(self, ctx):\n        self.ctx = ctx\n",
-              "class Plugin:\n    def __init__(self, ctx):\n        raise OSError('no device')\n"))
+    site.add(
+        "fragile",
+        plugin_source(
+            "pass\n",
+            name="fragile",
+        ).replace(
+            "class Plugin:\n    def __init__(self, ctx):\n        self.ctx = ctx\n",
+            "class Plugin:\n    def __init__(self, ctx):\n        raise OSError('no device')\n",
+        ),
+    )
     path = write(site, "p.toml", "[plugins.fragile]\n")
     result = run_cli("profile", "check", str(path), site=site)
     assert result.returncode == ExitCode.USAGE
@@ -126,7 +142,8 @@ def test_import_failure_is_reported_by_plugin(site: PluginSite) -> None:
     site.add("broken", "import does_not_exist_anywhere\n")
     with pytest.raises(PluginLoadError) as info:
         resolve_profile(str(write(site, "p.toml", "[plugins.broken]\n")))
-    assert info.value.plugin == "broken" and info.value.stage == "import"
+    assert info.value.plugin == "broken"
+    assert info.value.stage == "import"
     assert isinstance(info.value.__cause__, ModuleNotFoundError)
 
 
@@ -134,66 +151,101 @@ def test_import_failure_is_reported_by_plugin(site: PluginSite) -> None:
 
 
 def test_extends_merges_parents_left_to_right_then_the_file(site: PluginSite) -> None:
-    write(site, "base.toml", '[plugins.greet]\nword = "base"\ncount = 1\n[sandbox]\nmode = "workspace-write"\n')
+    write(
+        site,
+        "base.toml",
+        '[plugins.greet]\nword = "base"\ncount = 1\n[sandbox]\nmode = "workspace-write"\n',
+    )
     write(site, "left.toml", '[profile]\nextends = "base.toml"\n[plugins.greet]\nword = "left"\n')
     write(site, "right.toml", '[profile]\nextends = "base.toml"\n[plugins.greet]\ncount = 3\n')
-    top = write(site, "top.toml", '[profile]\nname = "top"\nextends = ["left.toml", "right.toml"]\n')
+    top = write(
+        site, "top.toml", '[profile]\nname = "top"\nextends = ["left.toml", "right.toml"]\n'
+    )
     profile = resolve_profile(str(top))
     assert profile.name == "top"
-    assert [Path(f).name for f in profile.files] == ["base.toml", "left.toml", "right.toml", "top.toml"]
+    assert [Path(f).name for f in profile.files] == [
+        "base.toml",
+        "left.toml",
+        "right.toml",
+        "top.toml",
+    ]
     greet = profile.plugin("greet")
-    assert greet is not None and dict(greet.config) == {"word": "left", "count": 3}
+    assert greet is not None
+    assert dict(greet.config) == {"word": "left", "count": 3}
     assert profile.sandbox.mode is SandboxMode.WORKSPACE_WRITE
 
 
 def test_enabled_false_removes_an_inherited_plugin(site: PluginSite) -> None:
     write(site, "base.toml", "[plugins.greet]\n[plugins.nosuch]\n")
-    top = write(site, "top.toml", '[profile]\nextends = "base.toml"\n[plugins.nosuch]\nenabled = false\n'
-                "[plugins.greet]\nenabled = false\n")
+    top = write(
+        site,
+        "top.toml",
+        '[profile]\nextends = "base.toml"\n[plugins.nosuch]\nenabled = false\n'
+        "[plugins.greet]\nenabled = false\n",
+    )
     assert resolve_profile(str(top)).plugins == ()
 
 
 def test_accumulated_keys_concatenate_and_cannot_be_disabled(site: PluginSite) -> None:
     write(site, "base.toml", '[plugins.greet]\nfloor = ["a"]\nrules = ["x"]\n')
-    child = write(site, "child.toml", '[profile]\nextends = "base.toml"\n'
-                  '[plugins.greet]\nfloor = ["b"]\nrules = ["y"]\n')
+    child = write(
+        site,
+        "child.toml",
+        '[profile]\nextends = "base.toml"\n[plugins.greet]\nfloor = ["b"]\nrules = ["y"]\n',
+    )
     greet = resolve_profile(str(child)).plugin("greet")
     assert greet is not None
-    assert greet.config["floor"] == ("a", "b") and greet.config["rules"] == ("y",)
-    bad = write(site, "bad.toml", '[profile]\nextends = "base.toml"\n[plugins.greet]\nenabled = false\n')
+    assert greet.config["floor"] == ("a", "b")
+    assert greet.config["rules"] == ("y",)
+    bad = write(
+        site, "bad.toml", '[profile]\nextends = "base.toml"\n[plugins.greet]\nenabled = false\n'
+    )
     with pytest.raises(ConfigError) as info:
         resolve_profile(str(bad))
-    assert info.value.file == str(bad) and info.value.key == "plugins.greet.enabled"
+    assert info.value.file == str(bad)
+    assert info.value.key == "plugins.greet.enabled"
     assert "base.toml" in info.value.problem
 
 
 def test_secrets_are_resolved_for_the_factory_but_never_shown(site: PluginSite) -> None:
     (site.root.parent / "token.txt").write_text("s3cret-file\n")
-    path = write(site, "p.toml", '[plugins.greet]\nword = { "$file" = "token.txt" }\n'
-                 'rules = [{ "$env" = "SEAMHOST_TEST_TOKEN" }]\n')
+    path = write(
+        site,
+        "p.toml",
+        '[plugins.greet]\nword = { "$file" = "token.txt" }\n'
+        'rules = [{ "$env" = "SEAMHOST_TEST_TOKEN" }]\n',
+    )
     profile = resolve_profile(str(path), environ={"SEAMHOST_TEST_TOKEN": "s3cret-env"})
     greet = profile.plugin("greet")
     assert greet is not None
-    assert greet.config["word"] == "s3cret-file" and greet.config["rules"] == ("s3cret-env",)
+    assert greet.config["word"] == "s3cret-file"
+    assert greet.config["rules"] == ("s3cret-env",)
     shown = str(profile.to_json())
-    assert "s3cret" not in shown and "$file" in shown
-    result = run_cli("profile", "show", str(path), "--json", site=site,
-                     env={"SEAMHOST_TEST_TOKEN": "s3cret-env"})
+    assert "s3cret" not in shown
+    assert "$file" in shown
+    result = run_cli(
+        "profile", "show", str(path), "--json", site=site, env={"SEAMHOST_TEST_TOKEN": "s3cret-env"}
+    )
     assert result.returncode == 0, result.stderr
     assert "s3cret" not in result.stdout
 
 
 def test_an_overridden_secret_is_never_read(site: PluginSite) -> None:
     write(site, "base.toml", '[plugins.greet]\nword = { "$env" = "SEAMHOST_TEST_UNSET" }\n')
-    top = write(site, "top.toml", '[profile]\nextends = "base.toml"\n[plugins.greet]\nword = "plain"\n')
+    top = write(
+        site, "top.toml", '[profile]\nextends = "base.toml"\n[plugins.greet]\nword = "plain"\n'
+    )
     greet = resolve_profile(str(top), environ={}).plugin("greet")
-    assert greet is not None and greet.config["word"] == "plain"
+    assert greet is not None
+    assert greet.config["word"] == "plain"
 
 
 def test_shipped_names_come_from_the_profile_path(site: PluginSite, tmp_path: Path) -> None:
     shelf = tmp_path / "shelf"
     shelf.mkdir()
-    (shelf / "team.toml").write_text('[profile]\ndescription = "team"\n[plugins.greet]\nword = "hi"\n')
+    (shelf / "team.toml").write_text(
+        '[profile]\ndescription = "team"\n[plugins.greet]\nword = "hi"\n'
+    )
     top = write(site, "mine.toml", '[profile]\nextends = "team"\n')
     env = {"SEAMHOST_PROFILE_PATH": str(shelf)}
     profile = resolve_profile(str(top), environ=env)
@@ -208,7 +260,8 @@ def test_blocked_plugin_is_reported_as_blocked(site: PluginSite) -> None:
     path = write(site, "p.toml", "[plugins.greet]\n")
     with pytest.raises(PluginNotInstalled) as info:
         resolve_profile(str(path), environ={"SEAMHOST_DISABLE_PLUGINS": "other, greet"})
-    assert info.value.disabled and "SEAMHOST_DISABLE_PLUGINS" in str(info.value)
+    assert info.value.disabled
+    assert "SEAMHOST_DISABLE_PLUGINS" in str(info.value)
 
 
 def test_distribution_hint_names_what_to_install(site: PluginSite) -> None:
@@ -225,7 +278,12 @@ def test_only_named_plugins_are_imported(site: PluginSite) -> None:
 
 
 def test_required_seams_are_all_listed_in_one_error(site: PluginSite) -> None:
-    path = write(site, "p.toml", '[plugins.store]\n[require]\nseams = ["session/flush", "sandbox/confine", "session/store"]\n')
+    path = write(
+        site,
+        "p.toml",
+        "[plugins.store]\n[require]\n"
+        'seams = ["session/flush", "sandbox/confine", "session/store"]\n',
+    )
     with pytest.raises(MissingSeams) as info:
         resolve_profile(str(path))
     assert [seam for seam, _ in info.value.missing] == ["sandbox/confine", "session/flush"]
@@ -249,11 +307,14 @@ def test_shape_errors_name_the_key(site: PluginSite, text: str, key: str) -> Non
     assert (info.value.file, info.value.key) == (str(path), key)
 
 
-def test_env_is_read_from_the_process_by_default(site: PluginSite, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_env_is_read_from_the_process_by_default(
+    site: PluginSite, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("SEAMHOST_TEST_WORD", "hello")
     path = write(site, "p.toml", '[plugins.greet]\nword = { "$env" = "SEAMHOST_TEST_WORD" }\n')
     greet = resolve_profile(str(path)).plugin("greet")
-    assert greet is not None and greet.config["word"] == os.environ["SEAMHOST_TEST_WORD"]
+    assert greet is not None
+    assert greet.config["word"] == os.environ["SEAMHOST_TEST_WORD"]
 
 
 def test_cycle_error_names_every_file() -> None:

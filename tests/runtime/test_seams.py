@@ -22,7 +22,7 @@ from seamhost.session.events import TurnStart
 from seamhost.sessions import create_session
 from seamhost.steps import StepContext
 from seamhost.tools import RegisteredTool, ToolExecution, ToolInvocation, ToolOutput, ToolSpec
-from tests.conftest import BundleMaker, plugin_source
+from tests.conftest import BundleMaker, plugin_source, plugin_state
 
 TOOL = """
 @hookimpl
@@ -44,8 +44,14 @@ def invocation(name: str = "probe") -> ToolInvocation:
 
     spec = ToolSpec(name, "probe", {"type": "object"}, {"type": "object"}, "write", False, body)
     return ToolInvocation(
-        session_id="s", turn=1, step=1, call_id="c1", tool=RegisteredTool.of(spec, "test"),
-        arguments=freeze({"x": 1}), args_digest="sha256:0", workspace=Path("/tmp"),
+        session_id="s",
+        turn=1,
+        step=1,
+        call_id="c1",
+        tool=RegisteredTool.of(spec, "test"),
+        arguments=freeze({"x": 1}),
+        args_digest="sha256:0",
+        workspace=Path("/tmp"),
         sandbox_mode=SandboxMode.WORKSPACE_WRITE,
     )
 
@@ -53,22 +59,26 @@ def invocation(name: str = "probe") -> ToolInvocation:
 def test_seam_tools_register(make_bundle: BundleMaker) -> None:
     bundle = make_bundle({"alpha": plugin_source(TOOL.format(tool="greet"), name="alpha")})
     tool = bundle.tools["greet"]
-    assert tool.plugin == "alpha" and tool.digest.startswith("sha256:")
+    assert tool.plugin == "alpha"
+    assert tool.digest.startswith("sha256:")
     assert [t.name for t in bundle.snapshot.tools] == ["greet"]
 
 
 def test_seam_tools_register_duplicate_names_both_plugins(make_bundle: BundleMaker) -> None:
     with pytest.raises(PluginConflict) as info:
-        make_bundle({
-            "alpha": plugin_source(TOOL.format(tool="greet"), name="alpha"),
-            "beta": plugin_source(TOOL.format(tool="greet"), name="beta"),
-        })
-    assert set(info.value.claimants) == {"alpha", "beta"} and "greet" in str(info.value)
+        make_bundle(
+            {
+                "alpha": plugin_source(TOOL.format(tool="greet"), name="alpha"),
+                "beta": plugin_source(TOOL.format(tool="greet"), name="beta"),
+            }
+        )
+    assert set(info.value.claimants) == {"alpha", "beta"}
+    assert "greet" in str(info.value)
 
 
 def test_seam_tools_register_raising_is_reported_by_plugin(make_bundle: BundleMaker) -> None:
     body = "@hookimpl\ndef tools_register(self, register):\n    raise ValueError('bad tool')\n"
-    with pytest.raises(PluginLoadError, match='plugin "alpha" failed to load .*bad tool'):
+    with pytest.raises(PluginLoadError, match=r'plugin "alpha" failed to load .*bad tool'):
         make_bundle({"alpha": plugin_source(body, name="alpha")})
 
 
@@ -84,22 +94,27 @@ def session_store(self):
 
 
 def test_seam_session_store(make_bundle: BundleMaker) -> None:
-    bundle = make_bundle({"store": plugin_source(STORE, name="store", provides='["session/store"]')})
+    bundle = make_bundle(
+        {"store": plugin_source(STORE, name="store", provides='["session/store"]')}
+    )
     assert bundle.store.name == "custom"
     assert create_session(bundle).header.durability["store"] == "custom"
 
 
 def test_seam_session_store_missing_means_memory_only(make_bundle: BundleMaker) -> None:
     bundle = make_bundle({"alpha": plugin_source(TOOL.format(tool="t"), name="alpha")})
-    assert bundle.store.name == "memory" and not bundle.store.durable
+    assert bundle.store.name == "memory"
+    assert not bundle.store.durable
 
 
 def test_seam_session_store_two_providers_name_both(make_bundle: BundleMaker) -> None:
     with pytest.raises(PluginConflict, match='seam session/store is claimed by both "a" and "b"'):
-        make_bundle({
-            "a": plugin_source(STORE, name="a", provides='["session/store"]'),
-            "b": plugin_source(STORE, name="b", provides='["session/store"]'),
-        })
+        make_bundle(
+            {
+                "a": plugin_source(STORE, name="a", provides='["session/store"]'),
+                "b": plugin_source(STORE, name="b", provides='["session/store"]'),
+            }
+        )
 
 
 OBSERVER = """
@@ -112,14 +127,15 @@ def session_event(self, session, record):
 
 def test_seam_session_event(make_bundle: BundleMaker) -> None:
     broken = "@hookimpl\ndef session_event(self, session, record):\n    raise RuntimeError('x')\n"
-    bundle = make_bundle({
-        "broken": plugin_source(broken, name="broken"),
-        "watch": plugin_source(OBSERVER, name="watch"),
-    })
+    bundle = make_bundle(
+        {
+            "broken": plugin_source(broken, name="broken"),
+            "watch": plugin_source(OBSERVER, name="watch"),
+        }
+    )
     session = create_session(bundle, session_id="s1")
     record = session.append(TurnStart(turn=1))
-    plugin = bundle.pm.get_plugin("watch")
-    assert type(plugin).seen == [("s1", 0, "turn/start")]
+    assert plugin_state(bundle, "watch").seen == [("s1", 0, "turn/start")]
     assert session.records[-1] is record, "a raising observer never undoes the append"
 
 
@@ -138,7 +154,7 @@ def test_seam_session_flush(make_bundle: BundleMaker) -> None:
     session = create_session(bundle)
     session.append(TurnStart(turn=1))
     run(session.flush())
-    assert type(bundle.pm.get_plugin("flusher")).flushed == [1]
+    assert plugin_state(bundle, "flusher").flushed == [1]
 
 
 def test_seam_session_flush_missing_or_raising_fails_closed(make_bundle: BundleMaker) -> None:
@@ -147,7 +163,7 @@ def test_seam_session_flush_missing_or_raising_fails_closed(make_bundle: BundleM
         run(create_session(bundle).flush())
     failing = "@hookimpl\ndef session_flush(self, session):\n    raise OSError('no space')\n"
     bundle = make_bundle({"disk": plugin_source(failing, name="disk")})
-    with pytest.raises(SeamFailed, match="disk.*no space"):
+    with pytest.raises(SeamFailed, match=r"disk.*no space"):
         run(create_session(bundle).flush())
 
 
@@ -172,7 +188,7 @@ def test_seam_agent_pre_step(make_bundle: BundleMaker) -> None:
     run(bundle.seams.agent_pre_step(StepContext(None, 1, 1), proceed))
     run(bundle.seams.agent_pre_step(StepContext(None, 1, 2), proceed))
     assert ran == [1], "an implementation that does not call call_next stops the step"
-    assert type(bundle.pm.get_plugin("gate")).log == [("gate", 1), ("gate", 2)]
+    assert plugin_state(bundle, "gate").log == [("gate", 1), ("gate", 2)]
 
 
 ADAPTER = """
@@ -218,10 +234,12 @@ def llm_stream(self, request, call_next):
 
 def test_seam_llm_stream(make_bundle: BundleMaker) -> None:
     imports = "from seamhost.model import TextDelta\n"
-    bundle = make_bundle({
-        "shout": imports + plugin_source(SHOUT, name="shout"),
-        "echo": imports + plugin_source(ADAPTER, name="echo", provides='["llm/adapter"]'),
-    })
+    bundle = make_bundle(
+        {
+            "shout": imports + plugin_source(SHOUT, name="shout"),
+            "echo": imports + plugin_source(ADAPTER, name="echo", provides='["llm/adapter"]'),
+        }
+    )
 
     async def collect() -> list[Any]:
         adapter = bundle.seams.llm_adapter()
@@ -231,14 +249,18 @@ def test_seam_llm_stream(make_bundle: BundleMaker) -> None:
 
 
 def voter(verdict: str, kind: str = "tools_pre_execute") -> str:
-    return f"@hookimpl\ndef {kind}(self, call):\n    return Decision.{verdict}('{verdict} by rule')\n"
+    return (
+        f"@hookimpl\ndef {kind}(self, call):\n    return Decision.{verdict}('{verdict} by rule')\n"
+    )
 
 
 def test_seam_tools_pre_execute(make_bundle: BundleMaker) -> None:
-    bundle = make_bundle({
-        "lenient": plugin_source(voter("allow"), name="lenient"),
-        "careful": plugin_source(voter("ask"), name="careful"),
-    })
+    bundle = make_bundle(
+        {
+            "lenient": plugin_source(voter("allow"), name="lenient"),
+            "careful": plugin_source(voter("ask"), name="careful"),
+        }
+    )
     decision = run(bundle.seams.tools_pre_execute(invocation()))
     assert (decision.verdict, decision.plugin) == (Verdict.ASK, "careful")
     broken = "@hookimpl\ndef tools_pre_execute(self, call):\n    raise KeyError('rules')\n"
@@ -266,17 +288,27 @@ def approval_request(self, request):
 
 def approval() -> ApprovalRequest:
     return ApprovalRequest(
-        id="a1", session_id="s", call_id="c1", tool="probe", reason="why", args_digest="d",
-        arguments=freeze({}), sandbox_mode=SandboxMode.READ_ONLY,
+        id="a1",
+        session_id="s",
+        call_id="c1",
+        tool="probe",
+        reason="why",
+        args_digest="d",
+        arguments=freeze({}),
+        sandbox_mode=SandboxMode.READ_ONLY,
     )
 
 
 def test_seam_approval_request(make_bundle: BundleMaker) -> None:
-    bundle = make_bundle({
-        "silent": plugin_source(ANSWERER.format(answer="None"), name="silent"),
-        "yes": plugin_source(ANSWERER.format(answer="ApprovalOutcome.ALLOWED_ONCE"), name="yes"),
-        "no": plugin_source(ANSWERER.format(answer="ApprovalOutcome.REJECTED"), name="no"),
-    })
+    bundle = make_bundle(
+        {
+            "silent": plugin_source(ANSWERER.format(answer="None"), name="silent"),
+            "yes": plugin_source(
+                ANSWERER.format(answer="ApprovalOutcome.ALLOWED_ONCE"), name="yes"
+            ),
+            "no": plugin_source(ANSWERER.format(answer="ApprovalOutcome.REJECTED"), name="no"),
+        }
+    )
     answer = run(bundle.seams.approval_request(approval()))
     assert (answer.answer, answer.plugin) == (ApprovalOutcome.ALLOWED_ONCE, "yes")
     assert bundle.seams.implementers("approval/request") == ("silent", "yes", "no")
@@ -301,10 +333,13 @@ def test_seam_tools_execute(make_bundle: BundleMaker) -> None:
 
     execution = ToolExecution(call, 1, asyncio.Event())
     assert run(bundle.seams.tools_execute(execution, body)).content == "done (timed)"
-    broken = "@hookimpl\nasync def tools_execute(self, execution, call_next):\n    raise OSError('x')\n"
+    broken = (
+        "@hookimpl\nasync def tools_execute(self, execution, call_next):\n    raise OSError('x')\n"
+    )
     bundle = make_bundle({"broken": plugin_source(broken, name="broken")})
     result = run(bundle.seams.tools_execute(execution, body))
-    assert result.error is not None and result.error.code is ErrorCode.TOOL_ERROR
+    assert result.error is not None
+    assert result.error.code is ErrorCode.TOOL_ERROR
     assert 'plugin "broken"' in result.error.message
 
 
@@ -316,7 +351,9 @@ def sandbox_confine(self, request):
 
 
 def test_seam_sandbox_confine(make_bundle: BundleMaker, tmp_path: Path) -> None:
-    bundle = make_bundle({"box": plugin_source(CONFINER, name="box", provides='["sandbox/confine"]')})
+    bundle = make_bundle(
+        {"box": plugin_source(CONFINER, name="box", provides='["sandbox/confine"]')}
+    )
     confined, plugin = run(
         bundle.seams.sandbox_confine(ConfineRequest(("true",), SandboxMode.READ_ONLY, tmp_path))
     )
@@ -337,20 +374,36 @@ def test_seam_tools_post_execute(make_bundle: BundleMaker) -> None:
     bundle = make_bundle({"redact": plugin_source(REDACT, name="redact")})
     result = ToolResult("c1", "password=hunter2", value={"password": "hunter2"})
     out = run(bundle.seams.tools_post_execute(invocation(), result))
-    assert out.content == "[redacted]" and out.value == {"password": "hunter2"}
-    assert out.meta["redactions"] == ({"plugin": "redact", "changes": "content", "reason": "secrets"},)
+    assert out.content == "[redacted]"
+    assert out.value == {"password": "hunter2"}
+    assert out.meta["redactions"] == (
+        {"plugin": "redact", "changes": "content", "reason": "secrets"},
+    )
     blocker = "@hookimpl\ndef tools_post_execute(self, call, result):\n    return Block('leak')\n"
-    bundle = make_bundle({"block": plugin_source(blocker, name="block"),
-                          "redact": plugin_source(REDACT, name="redact")})
+    bundle = make_bundle(
+        {
+            "block": plugin_source(blocker, name="block"),
+            "redact": plugin_source(REDACT, name="redact"),
+        }
+    )
     out = run(bundle.seams.tools_post_execute(invocation(), result))
-    assert out.error is not None and out.error.code is ErrorCode.POST_EXECUTE_BLOCKED
-    assert "hunter2" not in out.content and 'plugin "block"' in out.error.message
+    assert out.error is not None
+    assert out.error.code is ErrorCode.POST_EXECUTE_BLOCKED
+    assert "hunter2" not in out.content
+    assert 'plugin "block"' in out.error.message
 
 
 def test_seam_tools_result(make_bundle: BundleMaker) -> None:
-    watcher = "seen = []\n@hookimpl\ndef tools_result(self, call, result):\n    Plugin.seen.append(result.content)\n"
+    watcher = (
+        "seen = []\n@hookimpl\ndef tools_result(self, call, result):\n"
+        "    Plugin.seen.append(result.content)\n"
+    )
     broken = "@hookimpl\ndef tools_result(self, call, result):\n    raise RuntimeError('x')\n"
-    bundle = make_bundle({"broken": plugin_source(broken, name="broken"),
-                          "watch": plugin_source(watcher, name="watch")})
+    bundle = make_bundle(
+        {
+            "broken": plugin_source(broken, name="broken"),
+            "watch": plugin_source(watcher, name="watch"),
+        }
+    )
     bundle.seams.tools_result(invocation(), ToolResult("c1", "fine"))
-    assert type(bundle.pm.get_plugin("watch")).seen == ["fine"]
+    assert plugin_state(bundle, "watch").seen == ["fine"]

@@ -53,7 +53,48 @@ _EXPORTS = {
     "ConfigError": "seamhost.errors",
 }
 
-__all__ = ["__version__", *sorted(_EXPORTS)]
+__all__ = [
+    "ApprovalOutcome",
+    "ApprovalRequest",
+    "Block",
+    "Bundle",
+    "BundleSnapshot",
+    "ConfigError",
+    "ConfineRequest",
+    "ConfinedCommand",
+    "Decision",
+    "ErrorCode",
+    "MemoryStore",
+    "ModelRequest",
+    "PluginContext",
+    "PluginDescriptor",
+    "Profile",
+    "Record",
+    "Replace",
+    "SandboxMode",
+    "SandboxPolicy",
+    "SeamhostError",
+    "Seams",
+    "Session",
+    "SessionHeader",
+    "SessionStore",
+    "StepContext",
+    "ToolContext",
+    "ToolError",
+    "ToolExecution",
+    "ToolInvocation",
+    "ToolOutput",
+    "ToolRegistrar",
+    "ToolResult",
+    "ToolSpec",
+    "Verdict",
+    "__version__",
+    "build_bundle",
+    "hookimpl",
+    "hookspec",
+    "make_plugin_manager",
+    "resolve_profile",
+]
 
 
 def __getattr__(name: str) -> Any:
@@ -72,26 +113,44 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:
     from seamhost.approval import (
         ApprovalOutcome as ApprovalOutcome,
+    )
+    from seamhost.approval import (
         ApprovalRequest as ApprovalRequest,
     )
     from seamhost.bundle import (
         Bundle as Bundle,
+    )
+    from seamhost.bundle import (
         BundleSnapshot as BundleSnapshot,
+    )
+    from seamhost.bundle import (
         build_bundle as build_bundle,
+    )
+    from seamhost.bundle import (
         make_plugin_manager as make_plugin_manager,
     )
     from seamhost.decisions import (
         Block as Block,
+    )
+    from seamhost.decisions import (
         Decision as Decision,
+    )
+    from seamhost.decisions import (
         Replace as Replace,
+    )
+    from seamhost.decisions import (
         Verdict as Verdict,
     )
     from seamhost.descriptor import (
         PluginContext as PluginContext,
+    )
+    from seamhost.descriptor import (
         PluginDescriptor as PluginDescriptor,
     )
     from seamhost.errors import (
         ConfigError as ConfigError,
+    )
+    from seamhost.errors import (
         SeamhostError as SeamhostError,
     )
     from seamhost.facade import (
@@ -99,6 +158,8 @@ if TYPE_CHECKING:
     )
     from seamhost.hookspecs import (
         hookimpl as hookimpl,
+    )
+    from seamhost.hookspecs import (
         hookspec as hookspec,
     )
     from seamhost.model import (
@@ -106,17 +167,29 @@ if TYPE_CHECKING:
     )
     from seamhost.profile import (
         Profile as Profile,
+    )
+    from seamhost.profile import (
         resolve_profile as resolve_profile,
     )
     from seamhost.results import (
         ErrorCode as ErrorCode,
+    )
+    from seamhost.results import (
         ToolError as ToolError,
+    )
+    from seamhost.results import (
         ToolResult as ToolResult,
     )
     from seamhost.sandbox import (
         ConfinedCommand as ConfinedCommand,
+    )
+    from seamhost.sandbox import (
         ConfineRequest as ConfineRequest,
+    )
+    from seamhost.sandbox import (
         SandboxMode as SandboxMode,
+    )
+    from seamhost.sandbox import (
         SandboxPolicy as SandboxPolicy,
     )
     from seamhost.session.memory import (
@@ -130,6 +203,8 @@ if TYPE_CHECKING:
     )
     from seamhost.session.store import (
         SessionHeader as SessionHeader,
+    )
+    from seamhost.session.store import (
         SessionStore as SessionStore,
     )
     from seamhost.steps import (
@@ -137,9 +212,19 @@ if TYPE_CHECKING:
     )
     from seamhost.tools import (
         ToolContext as ToolContext,
+    )
+    from seamhost.tools import (
         ToolExecution as ToolExecution,
+    )
+    from seamhost.tools import (
         ToolInvocation as ToolInvocation,
+    )
+    from seamhost.tools import (
         ToolOutput as ToolOutput,
+    )
+    from seamhost.tools import (
         ToolRegistrar as ToolRegistrar,
+    )
+    from seamhost.tools import (
         ToolSpec as ToolSpec,
     )

@@ -78,9 +78,12 @@ class Agent:
         self.max_steps = max_steps
         self.cancelled = asyncio.Event()
         self.pipeline = ToolPipeline(
-            bundle, session, workspace,
+            bundle,
+            session,
+            workspace,
             approvals or ApprovalService(bundle.seams),
-            parallelism=parallelism, tool_timeout=tool_timeout,
+            parallelism=parallelism,
+            tool_timeout=tool_timeout,
         )
         names = set(bundle.tools) if visible_tools is None else set(visible_tools)
         self._tools = tuple(
@@ -142,7 +145,9 @@ class Agent:
         self.session.append(TurnEnd(turn=turn, reason=reason, message=message))  # type: ignore[arg-type]
         return TurnOutcome(turn, reason, step, message)
 
-    async def _step(self, turn: int, step: int, open_step: list[int]) -> list[ToolCallProposal] | None:
+    async def _step(
+        self, turn: int, step: int, open_step: list[int]
+    ) -> list[ToolCallProposal] | None:
         ran: list[list[ToolCallProposal]] = []
 
         async def proceed(ctx: StepContext) -> None:
@@ -151,11 +156,16 @@ class Agent:
             text, proposals = await self._ask_model(turn, step)
             self.session.append(
                 AssistantMessage(
-                    turn=turn, step=step, content=text,
+                    turn=turn,
+                    step=step,
+                    content=text,
                     tool_calls=tuple(
                         ProposedCall(
-                            p.call_id, p.name, p.arguments,
-                            p.sandbox_permissions, p.justification,
+                            p.call_id,
+                            p.name,
+                            p.arguments,
+                            p.sandbox_permissions,
+                            p.justification,
                         )
                         for p in proposals
                     ),
@@ -197,13 +207,20 @@ class Agent:
             self._messages.append({"role": "user", "content": data["content"]})
         elif kind == "assistant/message":
             self._messages.append(
-                {"role": "assistant", "content": data["content"],
-                 "tool_calls": thaw(data.get("tool_calls", ()))}
+                {
+                    "role": "assistant",
+                    "content": data["content"],
+                    "tool_calls": thaw(data.get("tool_calls", ())),
+                }
             )
         elif kind == "tool/result":
             self._messages.append(
-                {"role": "tool", "call_id": data["call_id"], "content": data["content"],
-                 "is_error": data["is_error"]}
+                {
+                    "role": "tool",
+                    "call_id": data["call_id"],
+                    "content": data["content"],
+                    "is_error": data["is_error"],
+                }
             )
         elif kind == "agent/inbox/spliced":
             self._messages.extend({"role": "context", "content": c} for c in data["contexts"])

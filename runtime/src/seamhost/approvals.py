@@ -87,24 +87,36 @@ class ApprovalService:
         approval_id = f"approval-{call.call_id}"
         if not turn_open:
             return ApprovalDecision(
-                approval_id, ApprovalOutcome.UNAVAILABLE, None,
+                approval_id,
+                ApprovalOutcome.UNAVAILABLE,
+                None,
                 "approval requested outside an open turn; refused",
             )
         try:
             session.append(
                 ApprovalAsked(
-                    id=approval_id, call_id=call.call_id, tool=call.name, reason=reason,
+                    id=approval_id,
+                    call_id=call.call_id,
+                    tool=call.name,
+                    reason=reason,
                     args_digest=call.args_digest,
-                    escalation=str(escalation) if escalation is not None else None,
+                    escalation=escalation.value if escalation is not None else None,
                 )
             )
         except Exception as exc:
             return ApprovalDecision(
-                approval_id, ApprovalOutcome.UNAVAILABLE, None,
+                approval_id,
+                ApprovalOutcome.UNAVAILABLE,
+                None,
                 f"the approval could not be recorded ({describe(exc)}); refused",
             )
         outcome, answerer, message = await self._ask(
-            session, call, approval_id, reason, escalation, justification
+            session=session,
+            call=call,
+            approval_id=approval_id,
+            reason=reason,
+            escalation=escalation,
+            justification=justification,
         )
         try:
             session.append(
@@ -114,13 +126,16 @@ class ApprovalService:
             )
         except Exception as exc:
             return ApprovalDecision(
-                approval_id, ApprovalOutcome.UNAVAILABLE, answerer,
+                approval_id,
+                ApprovalOutcome.UNAVAILABLE,
+                answerer,
                 f"the decision could not be recorded ({describe(exc)}); refused",
             )
         return ApprovalDecision(approval_id, outcome, answerer, message)
 
     async def _ask(
         self,
+        *,
         session: Session,
         call: ToolInvocation,
         approval_id: str,
@@ -130,7 +145,11 @@ class ApprovalService:
     ) -> tuple[ApprovalOutcome, str | None, str]:
         policy = current_policy(session, self.default_policy)
         if policy == "never":
-            return ApprovalOutcome.UNAVAILABLE, None, "approval policy is `never`: refused without asking"
+            return (
+                ApprovalOutcome.UNAVAILABLE,
+                None,
+                "approval policy is `never`: refused without asking",
+            )
         if not self.seams.has("approval/request"):
             return (
                 ApprovalOutcome.UNAVAILABLE,
@@ -139,9 +158,16 @@ class ApprovalService:
                 "add user-approval to the profile with an answerer that can answer here",
             )
         request = ApprovalRequest(
-            id=approval_id, session_id=session.id, call_id=call.call_id, tool=call.name,
-            reason=reason, args_digest=call.args_digest, arguments=call.arguments,
-            sandbox_mode=call.sandbox_mode, escalation=escalation, justification=justification,
+            id=approval_id,
+            session_id=session.id,
+            call_id=call.call_id,
+            tool=call.name,
+            reason=reason,
+            args_digest=call.args_digest,
+            arguments=call.arguments,
+            sandbox_mode=call.sandbox_mode,
+            escalation=escalation,
+            justification=justification,
         )
         import asyncio
 
@@ -149,14 +175,16 @@ class ApprovalService:
             answer = await asyncio.wait_for(self.seams.approval_request(request), self.timeout)
         except TimeoutError:
             return (
-                ApprovalOutcome.UNAVAILABLE, None,
+                ApprovalOutcome.UNAVAILABLE,
+                None,
                 f"no answer within {self.timeout:g}s (tried: "
                 f"{', '.join(self.seams.implementers('approval/request'))}); refused",
             )
         if answer.answer is None:
             tried = "; ".join(answer.notes) or "nobody answered"
             return (
-                ApprovalOutcome.UNAVAILABLE, answer.plugin,
+                ApprovalOutcome.UNAVAILABLE,
+                answer.plugin,
                 f"no answerer gave an answer ({tried}); configure an answerer that can answer "
                 "here (a matching rule for headless runs, or a terminal)",
             )

@@ -37,6 +37,8 @@ from seamhost.session.memory import MemoryStore
 from seamhost.tools import RegisteredTool
 
 if TYPE_CHECKING:
+    from types import ModuleType
+
     from seamhost.session.codec import EventCatalog
     from seamhost.session.store import SessionStore
 
@@ -106,7 +108,7 @@ class BundleSnapshot:
         return snapshot
 
 
-def make_plugin_manager(extra_specs: tuple[object, ...] = ()) -> pluggy.PluginManager:
+def make_plugin_manager(extra_specs: tuple[ModuleType | type, ...] = ()) -> pluggy.PluginManager:
     """A fresh plugin manager with the seam hook specs (and `extra_specs`) added."""
     pm = pluggy.PluginManager(hookspecs.PROJECT)
     pm.add_hookspecs(hookspecs)

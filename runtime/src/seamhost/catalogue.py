@@ -69,6 +69,4 @@ SEAMS: dict[str, Seam] = {
 }
 
 # Seams at most one plugin may provide: two claimants are a startup error naming both.
-SINGLE_PROVIDER = frozenset(
-    name for name, seam in SEAMS.items() if seam.mode is Mode.PROVIDER
-)
+SINGLE_PROVIDER = frozenset(name for name, seam in SEAMS.items() if seam.mode is Mode.PROVIDER)

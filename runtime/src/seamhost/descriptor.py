@@ -18,13 +18,19 @@ import attrs
 from seamhost.jsonvalue import FrozenDict, freeze
 
 if TYPE_CHECKING:
+    from types import ModuleType
+
     from seamhost.sandbox import SandboxPolicy
     from seamhost.session.events import Event
 
 SEAM_NAME = re.compile(r"^[a-z][a-z0-9-]*(/[a-z][a-z0-9-]*)+$")
 PLUGIN_NAME = re.compile(r"^[a-z][a-z0-9-]*$")
 
-EMPTY_SCHEMA: Mapping[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
+EMPTY_SCHEMA: Mapping[str, Any] = {
+    "type": "object",
+    "properties": {},
+    "additionalProperties": False,
+}
 
 
 @attrs.frozen
@@ -58,7 +64,7 @@ class PluginDescriptor:
     description: str = ""
     accumulate: frozenset[str] = attrs.field(default=frozenset(), converter=_names)
     event_types: tuple[type[Event], ...] = ()
-    hookspecs: tuple[object, ...] = attrs.field(default=(), eq=False)
+    hookspecs: tuple[ModuleType | type, ...] = attrs.field(default=(), eq=False)
 
     def problems(self) -> list[str]:
         """What is wrong with this descriptor, if anything."""
@@ -71,8 +77,6 @@ class PluginDescriptor:
         schema = self.config_schema
         if schema.get("type") != "object" or not isinstance(schema.get("properties"), Mapping):
             out.append('config_schema must be {"type": "object", "properties": {...}}')
-        if not callable(self.factory):
-            out.append("factory is not callable")
         return out
 
     @property

@@ -263,11 +263,14 @@ def around(
     """
     link: Callable[[Any], Awaitable[T]] = terminal
     for impl in reversed(impls):
-        link = _link(seam, impl, argument, link, trace, on_error)
+        link = _link(
+            seam=seam, impl=impl, argument=argument, inner=link, trace=trace, on_error=on_error
+        )
     return link
 
 
 def _link(
+    *,
     seam: str,
     impl: Impl,
     argument: str,

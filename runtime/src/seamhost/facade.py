@@ -53,7 +53,8 @@ class Seams:
             caller = getattr(pm.hook, hook_name(seam))
             self._impls[seam] = tuple(
                 Impl(
-                    names.get(impl.plugin_name, impl.plugin_name), impl.function,
+                    names.get(impl.plugin_name, impl.plugin_name),
+                    impl.function,
                     tuple(impl.argnames),
                 )
                 for impl in reversed(caller.get_hookimpls())
@@ -254,7 +255,7 @@ def _replace(result: ToolResult, plugin: str, vote: Replace) -> ToolResult:
     meta = {**result.meta, "redactions": redactions}
     if vote.replaces_value:
         return attrs.evolve(result, value=vote.value, meta=meta)
-    return attrs.evolve(result, content=vote.content, meta=meta)
+    return attrs.evolve(result, content=vote.content or "", meta=meta)
 
 
 def _blocked(result: ToolResult, plugin: str, reason: str) -> ToolResult:

@@ -1,3 +1,5 @@
+# mypy: disable-error-code="empty-body"
+# (a hook spec is a signature and a contract; it never runs, so it has no body)
 """Hook specifications: one per seam of the catalogue (:mod:`seamhost.catalogue`).
 
 Plugins implement these with ``@seamhost.hookimpl``. Implementations may be plain functions or
@@ -102,7 +104,7 @@ def sandbox_confine(request: ConfineRequest) -> ConfinedCommand | Awaitable[Conf
 
 
 @hookspec
-def session_event(session: Session, record: Record) -> None | Awaitable[None]:
+def session_event(session: Session, record: Record) -> Awaitable[None] | None:
     """Seam ``session/event`` (notify): observe every record committed to a session.
 
     Called after ``Session.append`` has committed `record` in memory (it may not be durable
@@ -115,7 +117,7 @@ def session_event(session: Session, record: Record) -> None | Awaitable[None]:
 
 
 @hookspec
-def session_flush(session: Session) -> None | Awaitable[None]:
+def session_flush(session: Session) -> Awaitable[None] | None:
     """Seam ``session/flush`` (barrier): make every record appended so far durable.
 
     Called by ``Session.flush()``. Every implementation runs and is awaited; it returns only when
@@ -168,7 +170,7 @@ def llm_stream(request: ModelRequest, call_next: StreamNext) -> AsyncIterator[Mo
 
 
 @hookspec
-def tools_pre_execute(call: ToolInvocation) -> Decision | None | Awaitable[Decision | None]:
+def tools_pre_execute(call: ToolInvocation) -> Decision | Awaitable[Decision | None] | None:
     """Seam ``tools/pre-execute`` (decision): vote on a validated call.
 
     Called after the arguments were parsed, validated and frozen, before any approval. Every
@@ -184,7 +186,7 @@ def tools_pre_execute(call: ToolInvocation) -> Decision | None | Awaitable[Decis
 @hookspec
 def approval_request(
     request: ApprovalRequest,
-) -> ApprovalOutcome | None | Awaitable[ApprovalOutcome | None]:
+) -> ApprovalOutcome | Awaitable[ApprovalOutcome | None] | None:
     """Seam ``approval/request`` (provider chain): answer one approval request.
 
     Called only when ``tools/pre-execute`` decided ask (or a call asks for a wider sandbox).
@@ -200,7 +202,7 @@ def approval_request(
 
 
 @hookspec
-def tools_guard(call: ToolInvocation) -> Decision | None | Awaitable[Decision | None]:
+def tools_guard(call: ToolInvocation) -> Decision | Awaitable[Decision | None] | None:
     """Seam ``tools/guard`` (guard): a floor that may only deny.
 
     Called after policy and approval. Every implementation may deny or abstain; none can allow,
@@ -231,7 +233,7 @@ def tools_execute(execution: ToolExecution, call_next: ExecuteNext) -> Awaitable
 @hookspec
 def tools_post_execute(
     call: ToolInvocation, result: ToolResult
-) -> Replace | Block | None | Awaitable[Replace | Block | None]:
+) -> Replace | Block | Awaitable[Replace | Block | None] | None:
     """Seam ``tools/post-execute`` (transform): govern a result before it is committed.
 
     Called in order after the body settled, each implementation seeing the result as the previous
@@ -245,7 +247,7 @@ def tools_post_execute(
 
 
 @hookspec
-def tools_result(call: ToolInvocation, result: ToolResult) -> None | Awaitable[None]:
+def tools_result(call: ToolInvocation, result: ToolResult) -> Awaitable[None] | None:
     """Seam ``tools/result`` (notify): observe a settled result.
 
     Called after post-execute, before the result is committed to the log.

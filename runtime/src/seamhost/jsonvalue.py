@@ -3,7 +3,8 @@
 A value is *lossless* when writing it as JSON and reading it back gives the same value in every
 mainstream JSON reader:
 
-* objects are plain ``dict`` with ``str`` keys; arrays are ``list`` or ``tuple`` (read back as lists);
+* objects are plain ``dict`` with ``str`` keys; arrays are ``list`` or ``tuple`` (they read back
+  as lists);
 * strings are ``str``; booleans ``bool``; ``None`` is null;
 * integers fit in a signed 64-bit word (wider ones are silently rounded by many readers);
 * floats are finite and never ``-0.0`` (NaN, infinities and the sign of zero do not survive JSON).
@@ -52,7 +53,7 @@ def check_lossless(value: object, path: str = "$") -> None:
     if kind is float:
         if not math.isfinite(value):  # type: ignore[arg-type]
             _refuse(path, f"{value!r} is not representable in JSON")
-        if value == 0.0 and math.copysign(1.0, value) < 0:  # type: ignore[arg-type]
+        if value == 0.0 and math.copysign(1.0, value) < 0:
             _refuse(path, "-0.0 does not survive a JSON round trip; use 0.0")
         return
     if kind is dict:
@@ -81,7 +82,7 @@ class FrozenDict(dict[str, Any]):
         raise TypeError("frozen JSON object cannot be modified; copy it with thaw() first")
 
     __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = _readonly
-    __ior__ = _readonly  # type: ignore[assignment]
+    __ior__ = _readonly
 
     def __hash__(self) -> int:  # type: ignore[override]
         return hash(tuple(sorted(self.items(), key=lambda kv: kv[0])))

@@ -113,7 +113,10 @@ class ToolPipeline:
             tool = self.bundle.tools.get(proposal.name)
             self.session.append(
                 ToolCall(
-                    turn=turn, step=step, call_id=proposal.call_id, name=proposal.name,
+                    turn=turn,
+                    step=step,
+                    call_id=proposal.call_id,
+                    name=proposal.name,
                     arguments=proposal.arguments,
                     descriptor_digest=tool.digest if tool is not None else None,
                 )
@@ -153,7 +156,9 @@ class ToolPipeline:
                 continue
             self.session.append(
                 ToolDispatch(
-                    call_id=call.call_id, attempt=1, sandbox_mode=str(call.sandbox_mode),
+                    call_id=call.call_id,
+                    attempt=1,
+                    sandbox_mode=call.sandbox_mode.value,
                     args_digest=call.args_digest,
                 )
             )
@@ -179,7 +184,8 @@ class ToolPipeline:
         if tool is None:
             known = ", ".join(sorted(self.bundle.tools)) or "none"
             return ToolResult.failure(
-                call_id, ErrorCode.UNKNOWN_TOOL,
+                call_id,
+                ErrorCode.UNKNOWN_TOOL,
                 f"no tool named {proposal.name!r} in this bundle (tools: {known})",
             )
         arguments = _parse_arguments(tool, proposal.arguments)
@@ -190,39 +196,56 @@ class ToolPipeline:
         if isinstance(escalation, str) and not isinstance(escalation, SandboxMode):
             return ToolResult.failure(call_id, ErrorCode.ESCALATION_INVALID, escalation)
         invocation = ToolInvocation(
-            session_id=self.session.id, turn=turn, step=step, call_id=call_id, tool=tool,
-            arguments=jsonvalue.freeze(arguments), args_digest=jsonvalue.digest(arguments),
-            workspace=self.workspace, sandbox_mode=mode,
+            session_id=self.session.id,
+            turn=turn,
+            step=step,
+            call_id=call_id,
+            tool=tool,
+            arguments=jsonvalue.freeze(arguments),
+            args_digest=jsonvalue.digest(arguments),
+            workspace=self.workspace,
+            sandbox_mode=mode,
         )
         decisions: list[dict[str, str]] = []
         decision = await self.bundle.seams.tools_pre_execute(invocation)
         decisions.append(_trace("policy", decision.verdict, decision.plugin, decision.reason))
         if decision.verdict is Verdict.DENY:
-            return _refused(invocation, ErrorCode.DENIED_BY_POLICY, decision.reason,
-                            decision.plugin, decisions)
+            return _refused(
+                invocation, ErrorCode.DENIED_BY_POLICY, decision.reason, decision.plugin, decisions
+            )
         grant = None
         if decision.verdict is Verdict.ASK or escalation is not None:
             reason = decision.reason or "the call asks for a wider sandbox"
             if escalation is not None:
                 reason = f"{reason}; requests {escalation}: {proposal.justification}"
             approval = await self.approvals.request(
-                self.session, invocation, reason, turn_open=True, escalation=escalation,
+                self.session,
+                invocation,
+                reason,
+                turn_open=True,
+                escalation=escalation,
                 justification=proposal.justification,
             )
             decisions.append(
                 _trace("approval", approval.outcome, approval.answerer or "", approval.message)
             )
             if not approval.allowed:
-                return _refused(invocation, _APPROVAL_CODES[approval.outcome], approval.message,
-                                approval.answerer or "", decisions)
+                return _refused(
+                    invocation,
+                    _APPROVAL_CODES[approval.outcome],
+                    approval.message,
+                    approval.answerer or "",
+                    decisions,
+                )
             grant = Grant(approval.id, call_id, invocation.args_digest, escalation)
             if escalation is not None:
                 invocation = attrs.evolve(invocation, sandbox_mode=escalation)
         guard = await self.bundle.seams.tools_guard(invocation)
         if guard.verdict is not Verdict.ALLOW:
             decisions.append(_trace("guard", guard.verdict, guard.plugin, guard.reason))
-            return _refused(invocation, ErrorCode.DENIED_BY_GUARD, guard.reason, guard.plugin,
-                            decisions)
+            return _refused(
+                invocation, ErrorCode.DENIED_BY_GUARD, guard.reason, guard.plugin, decisions
+            )
         unavailable = await self._sandbox_problem(invocation)
         if unavailable is not None:
             return _refused(invocation, ErrorCode.SANDBOX_UNAVAILABLE, unavailable, "", decisions)
@@ -233,7 +256,10 @@ class ToolPipeline:
         if not call.tool.spec.runs_subprocesses or not call.sandbox_mode.confining:
             return None
         probe = ConfineRequest(
-            ("true",), call.sandbox_mode, self.workspace, self._writable_roots(),
+            ("true",),
+            call.sandbox_mode,
+            self.workspace,
+            self._writable_roots(),
             self.bundle.profile.sandbox.network,
         )
         try:
@@ -257,7 +283,8 @@ class ToolPipeline:
         if item.grant is not None:
             if not item.grant.covers(call) or item.grant.approval_id in self._used_grants:
                 return ToolResult.failure(
-                    call.call_id, ErrorCode.APPROVAL_UNAVAILABLE,
+                    call.call_id,
+                    ErrorCode.APPROVAL_UNAVAILABLE,
                     "the approval does not cover this dispatch; refused",
                 )
             self._used_grants.add(item.grant.approval_id)
@@ -279,7 +306,10 @@ class ToolPipeline:
             writable_roots=self._writable_roots(),
             cancelled=execution.cancelled,
             runner=SandboxRunner(
-                self.bundle.seams, call.sandbox_mode, self.workspace, self._writable_roots(),
+                self.bundle.seams,
+                call.sandbox_mode,
+                self.workspace,
+                self._writable_roots(),
                 self.bundle.profile.sandbox.network,
             ),
         )
@@ -288,8 +318,10 @@ class ToolPipeline:
             output = await asyncio.wait_for(spec.body(context), self.tool_timeout)
         except TimeoutError:
             return ToolResult.failure(
-                call.call_id, ErrorCode.TOOL_TIMEOUT,
-                f"{spec.name} did not finish within {self.tool_timeout:g}s", **meta,
+                call.call_id,
+                ErrorCode.TOOL_TIMEOUT,
+                f"{spec.name} did not finish within {self.tool_timeout:g}s",
+                **meta,
             )
         except ToolFailed as exc:
             return attrs.evolve(
@@ -308,7 +340,11 @@ class ToolPipeline:
         if output.is_error:
             error = ToolError(output.error_code or ErrorCode.TOOL_ERROR, output.content)
         return ToolResult(
-            call.call_id, output.content, value=output.value, error=error, meta=meta,
+            call.call_id,
+            output.content,
+            value=output.value,
+            error=error,
+            meta=meta,
             additional_contexts=output.additional_contexts,
         )
 
@@ -318,7 +354,10 @@ class ToolPipeline:
         error = result.error
         self.session.append(
             ToolResultEvent(
-                turn=turn, step=step, call_id=result.call_id, is_error=result.is_error,
+                turn=turn,
+                step=step,
+                call_id=result.call_id,
+                is_error=result.is_error,
                 content=result.content,
                 error=ErrorDetail(str(error.code), error.message) if error is not None else None,
                 value=jsonvalue.thaw(result.value),
@@ -330,9 +369,7 @@ class ToolPipeline:
 # -- helpers ----------------------------------------------------------------------------------
 
 
-def _batches(
-    proposals: Sequence[ToolCallProposal], tools: Any
-) -> list[list[ToolCallProposal]]:
+def _batches(proposals: Sequence[ToolCallProposal], tools: Any) -> list[list[ToolCallProposal]]:
     """Consecutive concurrency-safe calls share a batch; every other call is a batch alone."""
     batches: list[list[ToolCallProposal]] = []
     open_batch = False
@@ -368,7 +405,7 @@ def _parse_arguments(tool: RegisteredTool, raw: str) -> dict[str, Any] | str:
     return arguments
 
 
-def _parse_escalation(proposal: ToolCallProposal, mode: SandboxMode) -> SandboxMode | None | str:
+def _parse_escalation(proposal: ToolCallProposal, mode: SandboxMode) -> SandboxMode | str | None:
     """The requested wider mode, ``None`` when none is requested, or why the request is invalid."""
     requested, justification = proposal.sandbox_permissions, proposal.justification
     if requested is None and justification is None:
@@ -392,19 +429,26 @@ def _trace(stage: str, verdict: object, plugin: str, reason: str) -> dict[str, s
 
 
 def _refused(
-    call: ToolInvocation, code: ErrorCode, reason: str, plugin: str,
+    call: ToolInvocation,
+    code: ErrorCode,
+    reason: str,
+    plugin: str,
     decisions: list[dict[str, str]],
 ) -> ToolResult:
     by = f' (by "{plugin}")' if plugin else ""
     return ToolResult.failure(
-        call.call_id, code, f"{reason or code.value}{by}", decisions=decisions,
+        call.call_id,
+        code,
+        f"{reason or code.value}{by}",
+        decisions=decisions,
         sandbox_mode=str(call.sandbox_mode),
     )
 
 
 def _aborted(call_id: str) -> ToolResult:
     return ToolResult.failure(
-        call_id, ErrorCode.ABORTED_BEFORE_DISPATCH,
+        call_id,
+        ErrorCode.ABORTED_BEFORE_DISPATCH,
         "the step was cancelled before this call was dispatched; it never started",
     )
 

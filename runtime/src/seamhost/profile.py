@@ -71,7 +71,10 @@ def _looks_like_path(ref: str) -> bool:
 
 
 def locate(
-    ref: str, *, base: Path | None = None, referenced_from: str = "",
+    ref: str,
+    *,
+    base: Path | None = None,
+    referenced_from: str = "",
     environ: Mapping[str, str] | None = None,
 ) -> Path:
     """The file a profile reference names: a path (relative to `base`) or a shipped name."""
@@ -124,9 +127,7 @@ def read_file(path: Path) -> ProfileFile:
         raise ConfigError(label, "", f"cannot read the file: {exc.strerror}") from None
     for key in doc:
         if key not in SECTIONS:
-            raise ConfigError(
-                label, key, f"unknown table; expected one of: {', '.join(SECTIONS)}"
-            )
+            raise ConfigError(label, key, f"unknown table; expected one of: {', '.join(SECTIONS)}")
     head = _table(doc, "profile", label)
     for key in head:
         if key not in ("name", "extends", "description"):
@@ -177,7 +178,7 @@ def load_chain(ref: str, environ: Mapping[str, str] | None = None) -> list[Profi
     def visit(path: Path, stack: tuple[Path, ...]) -> None:
         key = path.resolve()
         if key in stack:
-            cycle = stack[stack.index(key) :] + (key,)
+            cycle = (*stack[stack.index(key) :], key)
             raise ProfileCycle(tuple(str(p) for p in cycle))
         if key in done:
             return
@@ -297,8 +298,15 @@ def resolve_profile(
         if not table.enabled:
             continue
         installed, descriptor = descriptors[name]
-        declared = {k: v for k, v in table.values.items()}
-        config = _validate(name, descriptor, declared, table.origins, table.file, env)
+        declared = dict(table.values.items())
+        config = _validate(
+            name=name,
+            descriptor=descriptor,
+            declared=declared,
+            origins=table.origins,
+            table_file=table.file,
+            environ=env,
+        )
         entries.append(
             PluginEntry(name, installed, descriptor, freeze(declared), freeze(config), table.file)
         )
@@ -383,6 +391,7 @@ def _merge_plugins(
 
 
 def _validate(
+    *,
     name: str,
     descriptor: PluginDescriptor,
     declared: dict[str, Any],
@@ -394,7 +403,9 @@ def _validate(
     for key in declared:
         if key not in known:
             expected = ", ".join(sorted(known)) or "no keys (this plugin takes no configuration)"
-            raise ConfigError(origins[key], f"plugins.{name}.{key}", f"unknown key; expected {expected}")
+            raise ConfigError(
+                origins[key], f"plugins.{name}.{key}", f"unknown key; expected {expected}"
+            )
     config = {
         key: _resolve_secrets(value, origins[key], ["plugins", name, key], environ)
         for key, value in declared.items()
@@ -440,7 +451,9 @@ def _resolve_secrets(
                 return target.read_text(encoding="utf-8").rstrip("\n")
             except OSError as exc:
                 raise ConfigError(
-                    label, join_key(path), f"cannot read secret file {str(target)!r}: {exc.strerror}"
+                    label,
+                    join_key(path),
+                    f"cannot read secret file {str(target)!r}: {exc.strerror}",
                 ) from None
         return {k: _resolve_secrets(v, label, [*path, k], environ) for k, v in value.items()}
     if isinstance(value, list):
@@ -449,7 +462,8 @@ def _resolve_secrets(
 
 
 def _merge_sandbox(chain: Iterable[ProfileFile]) -> SandboxPolicy:
-    mode, roots, network = SandboxMode.READ_ONLY, (), False
+    mode, network = SandboxMode.READ_ONLY, False
+    roots: tuple[Path, ...] = ()
     for pf in chain:
         for key, value in pf.sandbox.items():
             where = f"sandbox.{key}"
@@ -529,7 +543,9 @@ def _check_seams(label: str, seams: list[tuple[str, str]], entries: list[PluginE
     provided = {seam for entry in entries for seam in entry.descriptor.provides}
     wanted = [(seam, f"profile {origin}") for seam, origin in seams]
     wanted += [
-        (seam, f'plugin "{entry.name}"') for entry in entries for seam in sorted(entry.descriptor.requires)
+        (seam, f'plugin "{entry.name}"')
+        for entry in entries
+        for seam in sorted(entry.descriptor.requires)
     ]
     missing: dict[str, str] = {}
     for seam, who in wanted:

@@ -15,7 +15,7 @@ from seamhost.descriptor import PluginDescriptor
 from seamhost.jsonvalue import thaw
 from seamhost.sandbox import SandboxMode
 
-SECRET = {
+SECRET: dict[str, Any] = {  # a value may be a secret marker instead
     "oneOf": [
         {
             "type": "object",
@@ -35,7 +35,7 @@ SECRET = {
 
 def plugin_table_schema(descriptor: PluginDescriptor) -> dict[str, Any]:
     schema: dict[str, Any] = thaw(descriptor.config_schema)
-    properties = {
+    properties: dict[str, Any] = {
         key: {"anyOf": [value, SECRET]} for key, value in schema.get("properties", {}).items()
     }
     properties["enabled"] = {"type": "boolean", "description": "false removes an inherited plugin"}

@@ -80,9 +80,7 @@ class ToolResult:
         return self.error is not None
 
     @classmethod
-    def failure(
-        cls, call_id: str, code: ErrorCode, message: str, **meta: Any
-    ) -> ToolResult:
+    def failure(cls, call_id: str, code: ErrorCode, message: str, **meta: Any) -> ToolResult:
         """An error result whose content tells the model what happened."""
         return cls(
             call_id=call_id,

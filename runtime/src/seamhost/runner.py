@@ -9,6 +9,7 @@ cap per stream; a timeout kills the whole process group.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 from collections.abc import Mapping
@@ -96,16 +97,28 @@ class SandboxRunner:
             except Exception as exc:
                 raise SandboxUnavailable(str(self.mode), describe(exc)) from exc
             command, run_env = confined.argv, dict(confined.env)
-            backend, enforcement, classify = confined.backend, confined.enforcement, confined.classify
+            backend, enforcement, classify = (
+                confined.backend,
+                confined.enforcement,
+                confined.classify,
+            )
         else:
             command, run_env = tuple(argv), base_env
             backend, enforcement, classify = "none", "none", _plain_verdict
         return await self._spawn(
-            command, run_env, cwd or self.workspace, stdin, timeout, backend, enforcement, classify
+            argv=command,
+            env=run_env,
+            cwd=cwd or self.workspace,
+            stdin=stdin,
+            timeout=timeout,
+            backend=backend,
+            enforcement=enforcement,
+            classify=classify,
         )
 
     async def _spawn(
         self,
+        *,
         argv: tuple[str, ...],
         env: dict[str, str],
         cwd: Path,
@@ -129,10 +142,18 @@ class SandboxRunner:
             )
         except OSError as exc:
             return RunResult(
-                None, b"", describe(exc).encode(), False, False, False,
-                backend, enforcement, "runner-failure",
+                None,
+                b"",
+                describe(exc).encode(),
+                False,
+                False,
+                False,
+                backend,
+                enforcement,
+                "runner-failure",
             )
-        assert proc.stdout is not None and proc.stderr is not None
+        assert proc.stdout is not None
+        assert proc.stderr is not None
         readers = asyncio.gather(
             _read_capped(proc.stdout, self.output_limit),
             _read_capped(proc.stderr, self.output_limit),
@@ -165,10 +186,8 @@ def _plain_verdict(returncode: int, stderr: bytes) -> Verdict:
 
 
 def _kill_group(pid: int) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError):
         os.killpg(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
 
 
 async def _read_capped(stream: asyncio.StreamReader, limit: int) -> tuple[bytes, bool]:

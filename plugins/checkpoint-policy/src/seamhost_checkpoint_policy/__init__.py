@@ -62,13 +62,15 @@ class CheckpointPolicy:
             await execution.session.flush()
         except Exception as exc:
             return ToolResult.failure(
-                call_id, ErrorCode.CHECKPOINT_FAILED,
+                call_id,
+                ErrorCode.CHECKPOINT_FAILED,
                 f"the log could not be made durable before the body ({describe(exc)}); "
                 "the tool did not run",
             )
         if execution.cancelled.is_set():
             return ToolResult.failure(
-                call_id, ErrorCode.ABORTED_BEFORE_DISPATCH,
+                call_id,
+                ErrorCode.ABORTED_BEFORE_DISPATCH,
                 "cancelled while the checkpoint was written; the tool did not run",
             )
         return await call_next(execution)

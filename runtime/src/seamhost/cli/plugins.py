@@ -33,7 +33,9 @@ def describe_installed() -> list[dict[str, Any]]:
             entry["config_keys"] = sorted(descriptor.config_keys)
         out.append(entry)
     for name, dists in sorted(found.duplicates.items()):
-        out.append({"name": name, "error": f"declared by several distributions: {', '.join(dists)}"})
+        out.append(
+            {"name": name, "error": f"declared by several distributions: {', '.join(dists)}"}
+        )
     return out
 
 
@@ -50,8 +52,13 @@ def plugins(as_json: bool) -> None:
     table = Table("plugin", "distribution", "version", "provides", "requires", box=None)
     for entry in entries:
         if "error" in entry:
-            table.add_row(entry["name"], entry.get("distribution", ""), entry.get("version", ""),
-                          f"[red]{entry['error']}[/red]", "")
+            table.add_row(
+                entry["name"],
+                entry.get("distribution", ""),
+                entry.get("version", ""),
+                f"[red]{entry['error']}[/red]",
+                "",
+            )
             continue
         table.add_row(
             entry["name"],

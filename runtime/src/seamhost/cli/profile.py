@@ -112,7 +112,7 @@ def check(profile_ref: str, as_json: bool) -> None:
     Exits 0 when the profile is valid, 2 with one message naming the file and key otherwise.
     """
     bundle = load_bundle(profile_ref)
-    summary = {
+    summary: dict[str, Any] = {
         "profile": bundle.profile.name,
         "valid": True,
         "plugins": [p.name for p in bundle.snapshot.plugins],

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 import sys
 import tempfile
@@ -14,28 +15,51 @@ import click
 from seamhost.exitcodes import ExitCode
 
 if TYPE_CHECKING:
-    from seamhost.agent import Agent
+    from seamhost.agent import Agent, TurnOutcome
     from seamhost.scenario import Scenario
+    from seamhost.session.record import Record
     from seamhost.session.session import Session
 
 SCRIPTED_MODEL = "model-scripted"
 
 
 @click.command()
-@click.argument("scenario_path", metavar="SCENARIO", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--profile", "profile_ref", default="default", show_default=True,
-              help="A shipped profile name or a path to a .toml file.")
+@click.argument(
+    "scenario_path", metavar="SCENARIO", type=click.Path(dir_okay=False, path_type=Path)
+)
+@click.option(
+    "--profile",
+    "profile_ref",
+    default="default",
+    show_default=True,
+    help="A shipped profile name or a path to a .toml file.",
+)
 @click.option("--session", "session_id", help="Session id to create (default: a new unique id).")
-@click.option("--workspace", type=click.Path(file_okay=False, path_type=Path),
-              help="The workspace the tools work in (default: a new temporary directory).")
-@click.option("--json", "as_json", is_flag=True,
-              help="Print each committed event as one envelope per line instead of a transcript.")
-@click.option("--check", is_flag=True,
-              help="Compare each call's outcome with the scenario's `expect` for this profile; "
-                   "exit 1 on any mismatch.")
+@click.option(
+    "--workspace",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="The workspace the tools work in (default: a new temporary directory).",
+)
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print each committed event as one envelope per line instead of a transcript.",
+)
+@click.option(
+    "--check",
+    is_flag=True,
+    help="Compare each call's outcome with the scenario's `expect` for this profile; "
+    "exit 1 on any mismatch.",
+)
 def run(
-    scenario_path: Path, profile_ref: str, session_id: str | None, workspace: Path | None,
-    as_json: bool, check: bool,
+    *,
+    scenario_path: Path,
+    profile_ref: str,
+    session_id: str | None,
+    workspace: Path | None,
+    as_json: bool,
+    check: bool,
 ) -> None:
     """Run SCENARIO (a scripted conversation, TOML or JSON) as an agent session.
 
@@ -58,8 +82,11 @@ def run(
     )
     bundle = build_bundle(profile)
     if not bundle.seams.has("llm/adapter"):
-        raise ConfigError(str(profile.path), "plugins",
-                          f"no plugin provides llm/adapter; add [plugins.{SCRIPTED_MODEL}]")
+        raise ConfigError(
+            str(profile.path),
+            "plugins",
+            f"no plugin provides llm/adapter; add [plugins.{SCRIPTED_MODEL}]",
+        )
     root = (workspace or Path(tempfile.mkdtemp(prefix="seamhost-workspace-"))).resolve()
     root.mkdir(parents=True, exist_ok=True)
     for name, content in scenario.workspace.items():
@@ -71,10 +98,12 @@ def run(
     out = console()
     err = console(stderr=True)
     if as_json:
-        session.listen(lambda record: sys.stdout.write(record.envelope().decode() + "\n"))
+        session.listen(_print_envelope)
     else:
-        out.print(f"[bold]session[/bold] {session.id}  profile {profile.name}  "
-                  f"store {bundle.store.name}  workspace {root}")
+        out.print(
+            f"[bold]session[/bold] {session.id}  profile {profile.name}  "
+            f"store {bundle.store.name}  workspace {root}"
+        )
         session.listen(Transcript(out))
     agent = Agent(bundle, session, workspace=root)
     try:
@@ -86,17 +115,23 @@ def run(
     for line in mismatches:
         err.print(f"[red]expectation not met[/red]: {line}")
     if not as_json:
-        out.print(f"session {session.id}: {len(outcomes)} turn(s), "
-                  f"{'all completed' if not failed else f'{len(failed)} did not complete'}")
+        out.print(
+            f"session {session.id}: {len(outcomes)} turn(s), "
+            f"{'all completed' if not failed else f'{len(failed)} did not complete'}"
+        )
         out.print(f"show it with: seamhost session show {session.id}")
     if failed or mismatches:
         sys.exit(int(ExitCode.FAILURE))
 
 
-async def _drive(agent: Agent, scenario: Scenario) -> list[object]:
+def _print_envelope(record: Record) -> None:
+    sys.stdout.write(record.envelope().decode() + "\n")
+
+
+async def _drive(agent: Agent, scenario: Scenario) -> list[TurnOutcome]:
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGINT, agent.cancel)
-    outcomes: list[object] = []
+    outcomes: list[TurnOutcome] = []
     try:
         for turn in scenario.turns:
             outcome = await agent.run_turn(turn.user)
@@ -112,17 +147,16 @@ async def _drive(agent: Agent, scenario: Scenario) -> list[object]:
 async def _final_flush(session: Session) -> None:
     from seamhost.errors import SeamUnavailable
 
-    try:
+    with contextlib.suppress(SeamUnavailable):  # memory-only sessions have nothing to flush
         await session.flush()
-    except SeamUnavailable:
-        pass  # memory-only sessions have nothing to flush
 
 
 def _mismatches(scenario: Scenario, session: Session, profile: str, agent: Agent) -> list[str]:
     """Each scripted call whose outcome differs from what the scenario expects under `profile`."""
     outcomes = {
         r.data["call_id"]: (r.data.get("error") or {}).get("code", "ok")
-        for r in session.records if r.type == "tool/result"
+        for r in session.records
+        if r.type == "tool/result"
     }
     first_turn = agent.turn - len(scenario.turns) + 1
     problems = []

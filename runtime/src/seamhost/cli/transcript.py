@@ -55,14 +55,18 @@ class Transcript:
     def _tool_call(self, data: Any) -> None:
         self._calls[data["call_id"]] = data["name"]
         self._print(
-            2, f"[bold]→ {escape(data['name'])}[/bold] {escape(_preview(data['arguments'], 80))}"
+            2,
+            f"[bold]→ {escape(data['name'])}[/bold] {escape(_preview(data['arguments'], 80))}"
             f"  [dim]{escape(data['call_id'])}[/dim]",
         )
 
     def _approval_asked(self, data: Any) -> None:
         wider = f" (escalation to {data['escalation']})" if data.get("escalation") else ""
-        self._print(3, f"[yellow]approval asked[/yellow] for {escape(data['call_id'])}{wider}: "
-                       f"{escape(_preview(data['reason']))}")
+        self._print(
+            3,
+            f"[yellow]approval asked[/yellow] for {escape(data['call_id'])}{wider}: "
+            f"{escape(_preview(data['reason']))}",
+        )
 
     def _approval_decided(self, data: Any) -> None:
         colour = "green" if data["outcome"] == "allowed-once" else "red"
@@ -80,7 +84,8 @@ class Transcript:
         )
         where = ""
         if "backend" in meta:
-            where = f" · sandbox {meta.get('sandbox_mode', '?')} via {meta['backend']} ({meta.get('enforcement', '?')})"
+            mode, enforcement = meta.get("sandbox_mode", "?"), meta.get("enforcement", "?")
+            where = f" · sandbox {mode} via {meta['backend']} ({enforcement})"
         elif "sandbox_mode" in meta:
             where = f" · sandbox {meta['sandbox_mode']}"
         name = self._calls.get(data["call_id"], "?")
@@ -90,7 +95,9 @@ class Transcript:
             body = error.get("message", data["content"])
         else:
             head, body = "[green]✓ ok[/green]", data["content"]
-        self._print(3, f"{head} {escape(name)}{escape(' · ' + path if path else '')}{escape(where)}")
+        self._print(
+            3, f"{head} {escape(name)}{escape(' · ' + path if path else '')}{escape(where)}"
+        )
         if body:
             self._print(4, f"[dim]{escape(_preview(body))}[/dim]")
 
@@ -105,7 +112,12 @@ class Transcript:
         self._print(0, f"[{colour}]turn {data['turn']} {reason}[/{colour}]{note}")
 
     def _session_repaired(self, data: Any) -> None:
-        closed = ", ".join(f"{c['call_id']} {c['code']}" for c in data.get("calls", ())) or "no calls"
-        self._print(0, f"[yellow]repaired[/yellow] turn {data['turn']}: {escape(closed)}; "
-                       f"{len(data.get('approvals', ()))} approval(s) closed, "
-                       f"{data.get('torn_records', 0)} torn record(s) recovered")
+        closed = (
+            ", ".join(f"{c['call_id']} {c['code']}" for c in data.get("calls", ())) or "no calls"
+        )
+        self._print(
+            0,
+            f"[yellow]repaired[/yellow] turn {data['turn']}: {escape(closed)}; "
+            f"{len(data.get('approvals', ()))} approval(s) closed, "
+            f"{data.get('torn_records', 0)} torn record(s) recovered",
+        )

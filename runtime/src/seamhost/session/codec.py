@@ -8,10 +8,11 @@ type's JSON Schema from its attrs class, and validates data against it (compiled
 
 from __future__ import annotations
 
+import functools
 import types
 import typing
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, cast
 
 import attrs
 import cattrs
@@ -38,12 +39,11 @@ def _register(converter: cattrs.Converter, cls: type) -> None:
         for inner in _nested_classes(field.type):
             _register(converter, inner)
     overrides = {
-        field.name: override(omit_if_default=field.default is None)
-        for field in attrs.fields(cls)
+        field.name: override(omit_if_default=field.default is None) for field in attrs.fields(cls)
     }
-    converter.register_unstructure_hook(
-        cls, make_dict_unstructure_fn(cls, converter, **overrides)
-    )
+    # cattrs types **overrides loosely against its private keyword flags, hence the cast.
+    make_unstructure = cast("Any", make_dict_unstructure_fn)
+    converter.register_unstructure_hook(cls, make_unstructure(cls, converter, **overrides))
     converter.register_structure_hook(cls, make_dict_structure_fn(cls, converter))
 
 
@@ -80,9 +80,11 @@ def _type_schema(tp: Any) -> dict[str, Any]:
         return {"enum": list(args)}
     if origin in (typing.Union, types.UnionType):
         present = [a for a in args if a is not type(None)]
-        return _type_schema(present[0]) if len(present) == 1 else {
-            "anyOf": [_type_schema(a) for a in present]
-        }
+        return (
+            _type_schema(present[0])
+            if len(present) == 1
+            else {"anyOf": [_type_schema(a) for a in present]}
+        )
     if origin is tuple:
         return {"type": "array", "items": _type_schema(args[0])}
     if origin in (Mapping, dict) or tp is dict:
@@ -147,12 +149,7 @@ class EventCatalog:
         return event
 
 
-_core: EventCatalog | None = None
-
-
+@functools.cache
 def core_catalog() -> EventCatalog:
     """The catalogue of the core types, built on first use and shared (it is immutable)."""
-    global _core
-    if _core is None:
-        _core = EventCatalog()
-    return _core
+    return EventCatalog()

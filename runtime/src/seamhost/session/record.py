@@ -26,6 +26,9 @@ class Record:
     type: str
     time: int
     ignorable: bool
+    _json: bytes | None
+    _plain: Any
+    _frozen: FrozenDict | None
 
     def __init__(
         self,
@@ -54,17 +57,21 @@ class Record:
     @property
     def data(self) -> FrozenDict:
         """The event data as a read-only mapping."""
-        if self._frozen is None:
-            plain = self._plain if self._plain is not None else orjson.loads(self._json)  # type: ignore[arg-type]
-            object.__setattr__(self, "_frozen", jsonvalue.freeze(plain))
-        return self._frozen  # type: ignore[return-value]
+        frozen = self._frozen
+        if frozen is None:
+            plain = self._plain if self._plain is not None else orjson.loads(self.data_json)
+            frozen = jsonvalue.freeze(plain)
+            object.__setattr__(self, "_frozen", frozen)
+        return frozen
 
     @property
     def data_json(self) -> bytes:
         """The event data as compact JSON bytes."""
-        if self._json is None:
-            object.__setattr__(self, "_json", jsonvalue.dumps(self._plain))
-        return self._json  # type: ignore[return-value]
+        data_json = self._json
+        if data_json is None:
+            data_json = jsonvalue.dumps(self._plain)
+            object.__setattr__(self, "_json", data_json)
+        return data_json
 
     def envelope(self) -> bytes:
         """The record as one line of JSON, without the newline."""

@@ -156,7 +156,9 @@ class Session:
         data_json = jsonvalue.dumps(data)
         with self._lock:
             stamp = max(self._clock() if time is None else time, self._last_time)
-            record = Record(len(self._records), type_, stamp, data_json=data_json, ignorable=ignorable)
+            record = Record(
+                len(self._records), type_, stamp, data_json=data_json, ignorable=ignorable
+            )
             self._writer.submit(record)
             self._records.append(record)
             self._last_of_type[type_] = record
