@@ -109,18 +109,22 @@ async def first_answer(
         try:
             answer = await settle(impl(**kwargs))
         except Exception as exc:
-            trace(seam, impl.plugin, f"raised {describe(exc)}")
+            if trace.enabled:
+                trace(seam, impl.plugin, f"raised {describe(exc)}")
             notes.append(f'"{impl.plugin}" raised {describe(exc)}')
             return ChainAnswer(None, impl.plugin, tuple(notes))
         if answer is None:
-            trace(seam, impl.plugin, "no answer")
+            if trace.enabled:
+                trace(seam, impl.plugin, "no answer")
             notes.append(f'"{impl.plugin}" did not answer')
             continue
         if not accept(answer):
-            trace(seam, impl.plugin, f"invalid answer {answer!r}")
+            if trace.enabled:
+                trace(seam, impl.plugin, f"invalid answer {answer!r}")
             notes.append(f'"{impl.plugin}" answered {answer!r}, outside the vocabulary')
             return ChainAnswer(None, impl.plugin, tuple(notes))
-        trace(seam, impl.plugin, f"answered {answer}")
+        if trace.enabled:
+            trace(seam, impl.plugin, f"answered {answer}")
         return ChainAnswer(answer, impl.plugin, tuple(notes))
     return ChainAnswer(None, None, tuple(notes))
 
@@ -151,18 +155,22 @@ async def decide(
         try:
             vote = await settle(impl(**kwargs))
         except Exception as exc:
-            trace(seam, impl.plugin, f"raised {describe(exc)}")
+            if trace.enabled:
+                trace(seam, impl.plugin, f"raised {describe(exc)}")
             votes.append(Decision(Verdict.DENY, f"{seam} raised {describe(exc)}", impl.plugin))
             continue
         if vote is None:
-            trace(seam, impl.plugin, "abstain")
+            if trace.enabled:
+                trace(seam, impl.plugin, "abstain")
             continue
         if not isinstance(vote, Decision) or (guard and vote.verdict is not Verdict.DENY):
-            trace(seam, impl.plugin, f"invalid vote {vote!r}")
+            if trace.enabled:
+                trace(seam, impl.plugin, f"invalid vote {vote!r}")
             problem = "a guard may only deny or abstain" if guard else "not a Decision"
             votes.append(Decision(Verdict.DENY, f"invalid vote {vote!r}: {problem}", impl.plugin))
             continue
-        trace(seam, impl.plugin, f"{vote.verdict} {vote.reason}".rstrip())
+        if trace.enabled:
+            trace(seam, impl.plugin, f"{vote.verdict} {vote.reason}".rstrip())
         votes.append(attrs.evolve(vote, plugin=impl.plugin))
     return _strictest(votes)
 
@@ -188,10 +196,12 @@ def notify(seam: str, impls: Sequence[Impl], kwargs: dict[str, Any], *, trace: T
         try:
             result = impl(**kwargs)
         except Exception as exc:
-            trace(seam, impl.plugin, f"raised {describe(exc)}")
+            if trace.enabled:
+                trace(seam, impl.plugin, f"raised {describe(exc)}")
             _log_failure(seam, impl.plugin, exc)
             continue
-        trace(seam, impl.plugin, "notified")
+        if trace.enabled:
+            trace(seam, impl.plugin, "notified")
         if isinstance(result, Awaitable):
             _run_observer(seam, impl.plugin, result)
 
@@ -231,12 +241,14 @@ async def barrier(
     failures: list[tuple[Impl, BaseException]] = []
     for impl, outcome in zip(impls, outcomes, strict=True):
         if isinstance(outcome, BaseException):
-            trace(seam, impl.plugin, f"raised {describe(outcome)}")
+            if trace.enabled:
+                trace(seam, impl.plugin, f"raised {describe(outcome)}")
             if not isinstance(outcome, Exception):
                 raise outcome
             failures.append((impl, outcome))
         else:
-            trace(seam, impl.plugin, "settled")
+            if trace.enabled:
+                trace(seam, impl.plugin, "settled")
     if failures:
         summary = tuple((impl.plugin, describe(exc)) for impl, exc in failures)
         raise SeamFailed(seam, summary) from failures[0][1]
@@ -279,15 +291,18 @@ def _link(
     on_error: Callable[[Impl, Exception], T] | None,
 ) -> Callable[[Any], Awaitable[T]]:
     async def call(ctx: Any) -> T:
-        trace(seam, impl.plugin, "enter")
+        if trace.enabled:
+            trace(seam, impl.plugin, "enter")
         try:
             result: T = await settle(impl(**{argument: ctx, "call_next": inner}))
         except Exception as exc:
-            trace(seam, impl.plugin, f"raised {describe(exc)}")
+            if trace.enabled:
+                trace(seam, impl.plugin, f"raised {describe(exc)}")
             if on_error is None:
                 raise
             return on_error(impl, exc)
-        trace(seam, impl.plugin, "leave")
+        if trace.enabled:
+            trace(seam, impl.plugin, "leave")
         return result
 
     return call
@@ -316,10 +331,12 @@ def _stream_link(
     trace: Tracer,
 ) -> Callable[[Any], AsyncIterator[T]]:
     async def call(ctx: Any) -> AsyncIterator[T]:
-        trace(seam, impl.plugin, "enter")
+        if trace.enabled:
+            trace(seam, impl.plugin, "enter")
         stream = await settle(impl(**{argument: ctx, "call_next": inner}))
         async for item in stream:
             yield item
-        trace(seam, impl.plugin, "leave")
+        if trace.enabled:
+            trace(seam, impl.plugin, "leave")
 
     return call

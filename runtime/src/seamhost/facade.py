@@ -93,7 +93,8 @@ class Seams:
                 raise PluginLoadError(
                     impl.plugin, "tools/register", dispatch.describe(exc)
                 ) from exc
-            self._trace("tools/register", impl.plugin, "registered")
+            if self._trace.enabled:
+                self._trace("tools/register", impl.plugin, "registered")
         return tools
 
     # -- providers --------------------------------------------------------------------------
@@ -104,14 +105,16 @@ class Seams:
         if not impls:
             return None
         impl = dispatch.only("session/store", impls)
-        self._trace("session/store", impl.plugin, "provide")
+        if self._trace.enabled:
+            self._trace("session/store", impl.plugin, "provide")
         store: SessionStore = impl()
         return store
 
     def llm_adapter(self) -> ModelAdapter:
         """``llm/adapter``: the model adapter; raises `SeamUnavailable` when missing."""
         impl = dispatch.only("llm/adapter", self._impls["llm/adapter"])
-        self._trace("llm/adapter", impl.plugin, "provide")
+        if self._trace.enabled:
+            self._trace("llm/adapter", impl.plugin, "provide")
         adapter: ModelAdapter = impl()
         return adapter
 
@@ -122,7 +125,10 @@ class Seams:
         """
         impl = dispatch.only("sandbox/confine", self._impls["sandbox/confine"])
         confined: ConfinedCommand = await dispatch.settle(impl(request=request))
-        self._trace("sandbox/confine", impl.plugin, f"{confined.backend} ({confined.enforcement})")
+        if self._trace.enabled:
+            self._trace(
+                "sandbox/confine", impl.plugin, f"{confined.backend} ({confined.enforcement})"
+            )
         return confined, impl.plugin
 
     # -- the session log --------------------------------------------------------------------
@@ -221,18 +227,25 @@ class Seams:
             try:
                 vote = await dispatch.settle(impl(call=call, result=result))
             except Exception as exc:
-                self._trace("tools/post-execute", impl.plugin, f"raised {dispatch.describe(exc)}")
+                if self._trace.enabled:
+                    self._trace(
+                        "tools/post-execute", impl.plugin, f"raised {dispatch.describe(exc)}"
+                    )
                 return _blocked(result, impl.plugin, f"raised {dispatch.describe(exc)}")
             if vote is None:
-                self._trace("tools/post-execute", impl.plugin, "accept")
+                if self._trace.enabled:
+                    self._trace("tools/post-execute", impl.plugin, "accept")
                 continue
             if isinstance(vote, Block):
-                self._trace("tools/post-execute", impl.plugin, f"block {vote.reason}")
+                if self._trace.enabled:
+                    self._trace("tools/post-execute", impl.plugin, f"block {vote.reason}")
                 return _blocked(result, impl.plugin, vote.reason)
             if not isinstance(vote, Replace):
-                self._trace("tools/post-execute", impl.plugin, f"invalid vote {vote!r}")
+                if self._trace.enabled:
+                    self._trace("tools/post-execute", impl.plugin, f"invalid vote {vote!r}")
                 return _blocked(result, impl.plugin, f"invalid vote {vote!r}")
-            self._trace("tools/post-execute", impl.plugin, f"replace {_changes(vote)}")
+            if self._trace.enabled:
+                self._trace("tools/post-execute", impl.plugin, f"replace {_changes(vote)}")
             result = _replace(result, impl.plugin, vote)
         return result
 

@@ -43,6 +43,31 @@ def _refuse(path: str, problem: str) -> NoReturn:
 
 def check_lossless(value: object, path: str = "$") -> None:
     """Raise `LossyValue` naming the first place where `value` is not lossless JSON."""
+    if not _lossless(value):
+        _explain(value, path)
+
+
+def _lossless(value: object) -> bool:
+    """The hot path: True when `value` is lossless JSON; no paths, no messages."""
+    kind = type(value)
+    if kind is str or kind is bool or value is None:
+        return True
+    if kind is int:
+        return INT64_MIN <= value <= INT64_MAX  # type: ignore[operator]
+    if kind is float:
+        return math.isfinite(value) and (value != 0.0 or math.copysign(1.0, value) > 0)  # type: ignore[arg-type]
+    if kind is dict or kind is FrozenDict:
+        for key, item in value.items():  # type: ignore[attr-defined]
+            if type(key) is not str or not _lossless(item):
+                return False
+        return True
+    if kind is list or kind is tuple:
+        return all(_lossless(item) for item in value)  # type: ignore[attr-defined]
+    return False
+
+
+def _explain(value: object, path: str) -> None:
+    """Raise `LossyValue` for the first offending place (the slow path, on failure only)."""
     kind = type(value)
     if kind is str or kind is bool or value is None:
         return
@@ -60,15 +85,15 @@ def check_lossless(value: object, path: str = "$") -> None:
         for key, item in value.items():  # type: ignore[attr-defined]
             if type(key) is not str:
                 _refuse(path, f"object key {key!r} is not a string")
-            check_lossless(item, f"{path}.{key}")
+            _explain(item, f"{path}.{key}")
         return
     if kind is list or kind is tuple:
         for index, item in enumerate(value):  # type: ignore[arg-type]
-            check_lossless(item, f"{path}[{index}]")
+            _explain(item, f"{path}[{index}]")
         return
     if kind is FrozenDict:
         for key, item in value.items():  # type: ignore[attr-defined]
-            check_lossless(item, f"{path}.{key}")
+            _explain(item, f"{path}.{key}")
         return
     _refuse(path, f"{kind.__qualname__} is not a plain JSON value")
 

@@ -163,14 +163,18 @@ class ToolPipeline:
                 )
             )
             dispatched.append(item)
-        limit = asyncio.Semaphore(max(1, self.parallelism))
+        if len(dispatched) == 1:
+            only = dispatched[0]
+            settled[only.invocation.call_id] = await self._execute(only, cancelled, parent)
+        elif dispatched:
+            limit = asyncio.Semaphore(max(1, self.parallelism))
 
-        async def run(item: Ready) -> tuple[str, ToolResult]:
-            async with limit:
-                return item.invocation.call_id, await self._execute(item, cancelled, parent)
+            async def run(item: Ready) -> tuple[str, ToolResult]:
+                async with limit:
+                    return item.invocation.call_id, await self._execute(item, cancelled, parent)
 
-        for call_id, result in await asyncio.gather(*(run(item) for item in dispatched)):
-            settled[call_id] = result
+            for call_id, result in await asyncio.gather(*(run(item) for item in dispatched)):
+                settled[call_id] = result
         ordered = [settled[p.call_id] for p in batch]
         for result in ordered:
             self._commit(turn, step, result)

@@ -39,12 +39,26 @@ def _register(converter: cattrs.Converter, cls: type) -> None:
         for inner in _nested_classes(field.type):
             _register(converter, inner)
     overrides = {
-        field.name: override(omit_if_default=field.default is None) for field in attrs.fields(cls)
+        field.name: override(
+            omit_if_default=field.default is None,
+            unstruct_hook=_as_is if _opaque(field.type) else None,
+        )
+        for field in attrs.fields(cls)
     }
     # cattrs types **overrides loosely against its private keyword flags, hence the cast.
     make_unstructure = cast("Any", make_dict_unstructure_fn)
     converter.register_unstructure_hook(cls, make_unstructure(cls, converter, **overrides))
     converter.register_structure_hook(cls, make_dict_structure_fn(cls, converter))
+
+
+def _as_is(value: Any) -> Any:
+    return value
+
+
+def _opaque(tp: Any) -> bool:
+    """Fields holding free-form JSON: passed through as they are, checked when appended."""
+    present = [a for a in typing.get_args(tp) if a is not type(None)] or [tp]
+    return any(t is Any or typing.get_origin(t) in (Mapping, dict) for t in present)
 
 
 def _nested_classes(tp: Any) -> list[type]:

@@ -1,0 +1,62 @@
+"""Shared measuring for the benchmark scripts: interleaved runs, medians, a ratio table."""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+
+import attrs
+
+
+@attrs.frozen
+class Row:
+    """One measured ratio against its baseline and the target it is held to."""
+
+    name: str
+    value: float
+    baseline: float
+    unit: str
+    target: str
+    ok: bool
+
+    @property
+    def ratio(self) -> float:
+        return self.value / self.baseline if self.baseline else float("inf")
+
+
+def interleaved(commands: dict[str, Sequence[str]], runs: int) -> dict[str, float]:
+    """Median wall time (ms) of each command, run round-robin so noise hits all alike."""
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    for _ in range(runs):
+        for name, argv in commands.items():
+            start = time.perf_counter()
+            subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            times[name].append((time.perf_counter() - start) * 1000)
+    return {name: statistics.median(values) for name, values in times.items()}
+
+
+def timed(function: Callable[[], object], repeat: int) -> float:
+    """Median seconds of `function` over `repeat` calls."""
+    samples = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        function()
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples)
+
+
+def report(title: str, rows: list[Row]) -> int:
+    """Print the table; return 0 when every target holds, 1 otherwise."""
+    print(f"\n{title}")
+    print(f"{'measure':44} {'value':>12} {'baseline':>12} {'ratio':>8}  target")
+    for row in rows:
+        mark = "ok" if row.ok else "MISSED"
+        print(
+            f"{row.name:44} {row.value:>10.3f}{row.unit:>2} {row.baseline:>10.3f}{row.unit:>2} "
+            f"{row.ratio:>8.2f}  {row.target} {mark}"
+        )
+    sys.stdout.flush()
+    return 0 if all(row.ok for row in rows) else 1
