@@ -22,18 +22,17 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _measure import Row, report, timed  # noqa: E402
+import pluggy
+from _measure import Row, report, timed
 
-import pluggy  # noqa: E402
-
-from seamhost.approvals import ApprovalService  # noqa: E402
-from seamhost.bundle import Bundle, build_bundle  # noqa: E402
-from seamhost.model import ToolCallProposal  # noqa: E402
-from seamhost.pipeline import ToolPipeline  # noqa: E402
-from seamhost.profile import resolve_profile  # noqa: E402
-from seamhost.session.events import TurnStart  # noqa: E402
-from seamhost.sessions import create_session  # noqa: E402
-from seamhost.testing.sites import PluginSite  # noqa: E402
+from seamhost.approvals import ApprovalService
+from seamhost.bundle import Bundle, build_bundle
+from seamhost.model import ToolCallProposal
+from seamhost.pipeline import ToolPipeline
+from seamhost.profile import resolve_profile
+from seamhost.session.events import TurnStart
+from seamhost.sessions import create_session
+from seamhost.testing.sites import PluginSite
 
 PLUGIN = """
 from seamhost import ToolOutput, ToolSpec, hookimpl, PluginDescriptor
@@ -45,7 +44,7 @@ class Plugin:
         pass
     @hookimpl
     def tools_register(self, register):
-        register(ToolSpec("noop", "empty body", SCHEMA, {"type": "object"}, "read-only", True, body))
+        register(ToolSpec("noop", "no-op", SCHEMA, {"type": "object"}, "read-only", True, body))
     @hookimpl
     def tools_pre_execute(self, call):
         return None

@@ -14,7 +14,7 @@ import sysconfig
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _measure import Row, interleaved, report  # noqa: E402
+from _measure import Row, interleaved, report
 
 
 def main() -> int:

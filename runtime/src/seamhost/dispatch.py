@@ -246,9 +246,8 @@ async def barrier(
             if not isinstance(outcome, Exception):
                 raise outcome
             failures.append((impl, outcome))
-        else:
-            if trace.enabled:
-                trace(seam, impl.plugin, "settled")
+        elif trace.enabled:
+            trace(seam, impl.plugin, "settled")
     if failures:
         summary = tuple((impl.plugin, describe(exc)) for impl, exc in failures)
         raise SeamFailed(seam, summary) from failures[0][1]

@@ -57,10 +57,8 @@ def _lossless(value: object) -> bool:
     if kind is float:
         return math.isfinite(value) and (value != 0.0 or math.copysign(1.0, value) > 0)  # type: ignore[arg-type]
     if kind is dict or kind is FrozenDict:
-        for key, item in value.items():  # type: ignore[attr-defined]
-            if type(key) is not str or not _lossless(item):
-                return False
-        return True
+        items = value.items()  # type: ignore[attr-defined]
+        return all(type(key) is str and _lossless(item) for key, item in items)
     if kind is list or kind is tuple:
         return all(_lossless(item) for item in value)  # type: ignore[attr-defined]
     return False
