@@ -122,9 +122,10 @@ class Session:
 
     # -- committing -------------------------------------------------------------------------
 
-    def append(self, event: Event, *, ignorable: bool = False) -> Record:
+    def append(self, event: Event, *, ignorable: bool = False, time: int | None = None) -> Record:
         """Commit a typed event in memory and return its record (not yet durable)."""
-        return self.append_data(event.TYPE, self._catalog.unstructure(event), ignorable=ignorable)
+        data = self._catalog.unstructure(event)
+        return self.append_data(event.TYPE, data, ignorable=ignorable, time=time)
 
     def append_data(
         self,
