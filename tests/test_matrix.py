@@ -1,0 +1,40 @@
+"""The profile matrix: every shipped scenario under every shipped profile, through the real CLI.
+
+Each scenario declares, per call, the outcome it expects under each profile (``expect``);
+``seamhost run --check`` compares and exits 1 on a mismatch. ``nox -s matrix`` runs this file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from seamhost.exitcodes import ExitCode
+from tests.conftest import run_cli
+
+ROOT = Path(__file__).parent.parent
+PROFILES = sorted(p.stem for p in (ROOT / "profiles").glob("*.toml"))
+SCENARIOS = sorted(p.name for p in (ROOT / "examples").glob("*.toml"))
+
+
+def test_there_is_something_to_run() -> None:
+    assert {"default", "strict"} <= set(PROFILES)
+    assert "quickstart.toml" in SCENARIOS
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+@pytest.mark.parametrize("profile", PROFILES)
+def test_scenario_meets_its_expectations(profile: str, scenario: str, tmp_path: Path) -> None:
+    result = run_cli(
+        "run",
+        "--profile",
+        profile,
+        "--check",
+        "--workspace",
+        str(tmp_path / "ws"),
+        str(ROOT / "examples" / scenario),
+        env={"SEAMHOST_HOME": str(tmp_path / "home")},
+    )
+    assert result.returncode == ExitCode.OK, result.stdout + result.stderr
+    assert "expectation not met" not in result.stderr
