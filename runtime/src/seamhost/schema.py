@@ -47,16 +47,26 @@ def _compile(schema: dict[str, Any]) -> Validator:
         try:
             check(value)
         except fastjsonschema.JsonSchemaValueException as exc:
-            return _violation(exc)
+            return _violation(exc, value)
         return None
 
     return validate
 
 
-def _violation(exc: Any) -> Violation:
-    path = tuple(exc.path[1:]) if exc.path and exc.path[0] == "data" else tuple(exc.path or ())
+def _violation(exc: Any, value: Any) -> Violation:
+    raw = exc.path[1:] if exc.path and exc.path[0] == "data" else list(exc.path or ())
+    # fastjsonschema spells list indexes as strings; walk the value to tell them from keys.
+    path: list[str | int] = []
+    for part in raw:
+        if isinstance(value, (list, tuple)) and str(part).isdigit():
+            part = int(part)
+        path.append(part)
+        try:
+            value = value[part]
+        except (KeyError, IndexError, TypeError):
+            value = None
     message: str = exc.message
     name: str = exc.name or ""
     if name and message.startswith(name + " "):
         message = message[len(name) + 1 :]
-    return Violation(path, message)
+    return Violation(tuple(path), message)

@@ -1,0 +1,143 @@
+"""How rules and floors decide a call.
+
+Rules (``tools/pre-execute``). Each :class:`~seamhost_tool_policy.calls.Subject` of a call is
+judged on its own: the rules are read in order and the first that matches decides; none →
+the default. A rule that only *may* match (a command glob meeting text known only at run time)
+adds its decision, a deny softened to ask since only a person can tell what the text will be,
+and the reading goes on, so the outcome covers whatever that text becomes. The call gets the
+most restrictive outcome of its subjects; a shell call the analysis is unsure about is at least
+ask. A floor that matches denies before any rule is read (asking a person about a call the
+guard will refuse wastes their attention).
+
+Floors (``tools/guard``). A floor denies when some subject matches all its matchers, a *may*
+match included; for an unsure shell call its glob is also tried on the raw command text, and a
+command nested too deeply to be read whole fails every floor that looks at commands.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import attrs
+
+from seamhost.decisions import Decision, Verdict
+from seamhost_tool_policy.calls import CallView, Subject
+from seamhost_tool_policy.config import Policy, Rule
+from seamhost_tool_policy.globs import Match
+
+MAX_SUBJECTS = 4096
+"""More combinations than this are not judged one by one: the call is at least ask."""
+
+
+@attrs.frozen
+class _Outcome:
+    verdict: Verdict
+    reason: str
+
+
+def _match(rule: Rule, view: CallView, subject: Subject) -> Match:
+    if not rule.tool.matches(view.tool) or rule.effect not in (None, view.effect):
+        return Match.NO
+    found = Match.MUST
+    if rule.command is not None:
+        if subject.command is None:
+            return Match.NO
+        found = rule.command.match(subject.command.text)
+    if rule.path is not None or rule.inside is not None:
+        place = subject.place
+        if place is None:
+            return Match.NO
+        if rule.path is not None and not (place.is_path and rule.path.matches(place.text)):
+            return Match.NO
+        if rule.inside is not None and place.inside != rule.inside:
+            return Match.NO
+    for name, glob in rule.args:
+        value = subject.values.get(name)
+        if value is None or not glob.matches(value):
+            return Match.NO
+    return found
+
+
+def _explain(rule: Rule, subject: Subject, found: Match) -> str:
+    said = f"{rule.reason} " if rule.reason else f"{rule.verdict} "
+    if subject.command is None:
+        return f"{said}({rule.where})"
+    hedge = " may match" if found is Match.MAY else ""
+    tail = " (part of it is only known at run time)" if found is Match.MAY else ""
+    return f'{said}({rule.where}{hedge} "{subject.command.display}"{tail})'
+
+
+def _judge(policy: Policy, view: CallView, subject: Subject) -> _Outcome:
+    worst: _Outcome | None = None
+    for rule in policy.rules:
+        found = _match(rule, view, subject)
+        if found is Match.NO:
+            continue
+        verdict = rule.verdict if found is Match.MUST else min(rule.verdict, Verdict.ASK)
+        if worst is None or verdict > worst.verdict:
+            worst = _Outcome(verdict, _explain(rule, subject, found))
+        if found is Match.MUST:
+            return worst
+    if worst is None or policy.default > worst.verdict:
+        return _Outcome(policy.default, f"no rule matched; the default is {policy.default}")
+    return worst
+
+
+def floor_reason(policy: Policy, view: CallView) -> str | None:
+    """Why a floor denies the call, or None when none matches."""
+    for floor in policy.floors:
+        if not floor.tool.matches(view.tool) or floor.effect not in (None, view.effect):
+            continue
+        shown = ""
+        if floor.command is not None:
+            shell = view.shell
+            commands = view.commands or ()
+            hits = [
+                f'matched "{c.display}"'
+                for c in commands
+                if floor.command.match(c.text) is not Match.NO
+            ]
+            if not hits and shell is not None and shell.unsure and floor.command.matches(shell.raw):
+                hits = [f'matched "{shell.raw}"']
+            if not hits and shell is not None and shell.truncated:
+                hits = ["cannot be checked: the command nests too deeply"]
+            if not hits:
+                continue
+            shown = f" {hits[0]}"
+        if (floor.path is not None or floor.inside is not None) and not any(
+            (floor.path is None or (place.is_path and floor.path.matches(place.text)))
+            and (floor.inside is None or place.inside == floor.inside)
+            for place in view.places
+        ):
+            continue
+        if not all(
+            any(value is not None and glob.matches(value) for value in view.values[name])
+            for name, glob in floor.args
+        ):
+            continue
+        return f"{floor.reason} ({floor.where}{shown})"
+    return None
+
+
+def decide(policy: Policy, view: CallView) -> Decision:
+    """The ``tools/pre-execute`` vote on a call."""
+    floor = floor_reason(policy, view)
+    if floor is not None:
+        return Decision.deny(floor)
+    unsure = list(view.shell.unsure) if view.shell is not None else []
+    if view.subject_count > MAX_SUBJECTS:
+        unsure.append(f"it holds more than {MAX_SUBJECTS} combinations of commands and values")
+    worst: _Outcome | None = None
+    for subject in itertools.islice(view.subjects(), MAX_SUBJECTS):
+        outcome = _judge(policy, view, subject)
+        if worst is None or outcome.verdict > worst.verdict:
+            worst = outcome
+    assert worst is not None  # every dimension of a view holds at least one entry
+    if not unsure:
+        return Decision(worst.verdict, worst.reason)
+    why = f"this call cannot be checked reliably ({'; '.join(unsure)}), so a person has to read it"
+    if worst.verdict is Verdict.DENY:
+        return Decision.deny(worst.reason)
+    if worst.verdict is Verdict.ASK:
+        return Decision.ask(f"{worst.reason}; also, {why}")
+    return Decision.ask(why)

@@ -1,0 +1,47 @@
+"""The plugin object registered with pluggy: the two seams tool-policy implements."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import attrs
+
+from seamhost.decisions import Decision
+from seamhost.hookspecs import hookimpl
+from seamhost_tool_policy.calls import CallView
+from seamhost_tool_policy.config import Policy, RuleError
+from seamhost_tool_policy.evaluation import decide, floor_reason
+
+if TYPE_CHECKING:
+    from seamhost.descriptor import PluginContext
+    from seamhost.tools import ToolInvocation
+
+
+class ToolPolicy:
+    """The operator's rules (``tools/pre-execute``) and floors (``tools/guard``).
+
+    Built from the validated profile table; every glob is compiled here, so a malformed one
+    fails the bundle at startup naming the rule (:class:`~seamhost_tool_policy.config.RuleError`).
+    """
+
+    def __init__(self, ctx: PluginContext) -> None:
+        try:
+            self.policy = Policy.from_config(ctx.config)
+        except RuleError as exc:
+            raise attrs.evolve(exc, profile=str(ctx.profile_path)) from None
+
+    def _view(self, call: ToolInvocation) -> CallView:
+        return CallView.of(call, self.policy.argument_names)
+
+    @hookimpl
+    def tools_pre_execute(self, call: ToolInvocation) -> Decision:
+        """The first matching rule per command; the most restrictive over the call."""
+        return decide(self.policy, self._view(call))
+
+    @hookimpl
+    def tools_guard(self, call: ToolInvocation) -> Decision | None:
+        """Deny when a floor matches; otherwise abstain (a guard never allows)."""
+        if not self.policy.floors:
+            return None
+        reason = floor_reason(self.policy, self._view(call))
+        return None if reason is None else Decision.deny(reason)

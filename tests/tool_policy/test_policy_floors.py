@@ -1,0 +1,230 @@
+"""Floors: tools/guard denies on any match; floors accumulate across extends and cannot be shed."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from seamhost_tool_policy import ToolPolicy
+
+from seamhost.bundle import Bundle
+from seamhost.decisions import Verdict
+from seamhost.errors import ConfigError
+from seamhost.profile import resolve_profile
+from tests.tool_policy.conftest import PolicyLab
+
+BASE = """
+[plugins.tool-policy]
+[[plugins.tool-policy.floor]]
+tool = "shell"
+command = "rm -rf /*"
+reason = "never wipe the root"
+"""
+
+CHILD = """
+[[plugins.tool-policy.floor]]
+path = "**/.git/**"
+reason = "the repository's own files are off limits"
+[[plugins.tool-policy.rules]]
+decision = "allow"
+reason = "everything else is fine"
+"""
+
+
+def family(lab: PolicyLab) -> tuple[Path, Path]:
+    base = lab.profile("base.toml", BASE)
+    child = lab.profile("child.toml", "[plugins.tool-policy]\n" + CHILD, extends='"base.toml"')
+    return base, child
+
+
+def policy_object(bundle: Bundle) -> ToolPolicy:
+    plugin = bundle.pm.get_plugin("tool-policy")
+    assert isinstance(plugin, ToolPolicy)
+    return plugin
+
+
+def test_a_matching_floor_denies_and_otherwise_the_guard_abstains(lab: PolicyLab) -> None:
+    bundle = lab.bundle(BASE)
+    denied = lab.guard(bundle, "shell", command="cd / && sudo rm -rf /*")
+    assert denied.verdict is Verdict.DENY
+    assert denied.plugin == "tool-policy"
+    assert denied.reason == 'never wipe the root (floor[0] matched "rm -rf /…")'
+    passed = lab.guard(bundle, "shell", command="rm -rf build/")
+    assert (passed.verdict, passed.plugin) == (Verdict.ALLOW, "")  # nobody voted
+    plugin = policy_object(bundle)
+    assert plugin.tools_guard(lab.call(bundle, "shell", command="ls")) is None
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "rm -rf /",
+        "ls; rm  -rf  /",
+        "'rm' -rf /etc",
+        "bash -c 'sh -c \"rm -rf /\"'",
+        "sudo env A=1 timeout 3 rm -rf /var",
+        "(cd /tmp && { nohup rm -rf / & })",
+        "rm -rf $TARGET",
+        "X=/; rm -rf $X",
+        "find / -maxdepth 0 -exec rm -rf {} +",
+        "echo / | xargs rm -rf",
+        "eval 'rm -rf /'",
+        "echo $(rm -rf /)",
+        "bash <<EOF\nrm -rf /\nEOF",
+    ],
+)
+def test_floors_cannot_be_dodged(lab: PolicyLab, command: str) -> None:
+    bundle = lab.bundle(BASE)
+    assert lab.guard(bundle, "shell", command=command).verdict is Verdict.DENY
+    assert lab.decide(bundle, "shell", command=command).verdict is Verdict.DENY
+
+
+def test_an_unsplittable_command_is_also_tried_as_raw_text(lab: PolicyLab) -> None:
+    # cat's here-document reaches sh through a pipe: the splitter cannot see it is code
+    command = "cat <<EOF | sh\nrm -rf /\nEOF"
+    narrow = lab.bundle(BASE)
+    assert lab.guard(narrow, "shell", command=command).verdict is Verdict.ALLOW
+    assert lab.decide(narrow, "shell", command=command).verdict is Verdict.ASK
+    broad = lab.bundle(BASE.replace('"rm -rf /*"', '"*rm -rf /*"'))
+    denied = lab.guard(broad, "shell", command=command)
+    assert denied.verdict is Verdict.DENY
+    assert 'matched "cat <<EOF | sh' in denied.reason
+
+
+def test_a_command_nested_past_the_limit_fails_the_floors(lab: PolicyLab) -> None:
+    bundle = lab.bundle(BASE)
+    denied = lab.guard(bundle, "shell", command="sudo " * 60 + "rm -rf /")
+    assert (denied.verdict, denied.reason) == (
+        Verdict.DENY,
+        "never wipe the root (floor[0] cannot be checked: the command nests too deeply)",
+    )
+    substituted = "echo " + "$(" * 60 + "rm -rf /" + ")" * 60
+    assert lab.guard(bundle, "shell", command=substituted).verdict is Verdict.DENY
+    assert lab.guard(bundle, "shell", command="sudo " * 60 + "ls").verdict is Verdict.DENY
+    assert lab.guard(bundle, "read_file", path="a").verdict is Verdict.ALLOW
+
+
+def test_a_floor_denies_in_pre_execute_before_any_rule(lab: PolicyLab) -> None:
+    bundle = lab.bundle(
+        BASE
+        + """
+        [[plugins.tool-policy.rules]]
+        tool = "shell"
+        decision = "allow"
+        """
+    )
+    decision = lab.decide(bundle, "shell", command="rm -rf /")
+    assert (decision.verdict, decision.reason) == (
+        Verdict.DENY,
+        'never wipe the root (floor[0] matched "rm -rf /")',
+    )
+
+
+def test_floors_accumulate_across_extends(lab: PolicyLab) -> None:
+    _, child = family(lab)
+    profile = resolve_profile(str(child))
+    entry = profile.plugin("tool-policy")
+    assert entry is not None
+    assert [f["reason"] for f in entry.config["floor"]] == [
+        "never wipe the root",
+        "the repository's own files are off limits",
+    ]
+    bundle = lab.bundle(path=child)
+    root = lab.guard(bundle, "shell", command="rm -rf /")
+    assert (root.verdict, root.reason) == (
+        Verdict.DENY,
+        'never wipe the root (floor[0] matched "rm -rf /")',
+    )
+    git = lab.guard(bundle, "write_file", path="sub/.git/config", content="")
+    assert (git.verdict, git.reason) == (
+        Verdict.DENY,
+        "the repository's own files are off limits (floor[1])",
+    )
+    fine = lab.decide(bundle, "write_file", path="notes.md", content="")
+    assert (fine.verdict, fine.reason) == (Verdict.ALLOW, "everything else is fine (rules[0])")
+
+
+def test_a_grandchild_adds_floors_and_keeps_all_inherited(lab: PolicyLab) -> None:
+    family(lab)
+    grandchild = lab.profile(
+        "grandchild.toml",
+        """
+        [plugins.tool-policy]
+        default = "ask"
+        floor = [{ tool = "deploy", args = { targets = "prod*" }, reason = "no prod" }]
+        """,
+        extends='"child.toml"',
+    )
+    bundle = lab.bundle(path=grandchild)
+    assert [floor.where for floor in policy_object(bundle).policy.floors] == [
+        "floor[0]",
+        "floor[1]",
+        "floor[2]",
+    ]
+    assert lab.guard(bundle, "shell", command="rm -rf /").verdict is Verdict.DENY
+    assert lab.guard(bundle, "read_file", path=".git/HEAD").verdict is Verdict.DENY
+    prod = lab.guard(bundle, "deploy", branch="main", targets=["staging", "prod-1"])
+    assert (prod.verdict, prod.reason) == (Verdict.DENY, "no prod (floor[2])")
+
+
+def test_a_child_cannot_remove_inherited_floors(lab: PolicyLab) -> None:
+    lab.profile("base.toml", BASE)
+    child = lab.profile(
+        "child.toml",
+        """
+        [plugins.tool-policy]
+        floor = []
+        default = "allow"
+        rules = [{ decision = "allow" }]
+        """,
+        extends='"base.toml"',
+    )
+    bundle = lab.bundle(path=child)
+    assert lab.guard(bundle, "shell", command="rm -rf /").verdict is Verdict.DENY
+
+
+def test_disabling_tool_policy_with_inherited_floors_is_a_configuration_error(
+    lab: PolicyLab,
+) -> None:
+    lab.profile("base.toml", BASE)
+    child = lab.profile(
+        "child.toml", "[plugins.tool-policy]\nenabled = false\n", extends='"base.toml"'
+    )
+    with pytest.raises(ConfigError) as info:
+        resolve_profile(str(child))
+    error = info.value
+    assert error.file == str(child)
+    assert error.key == "plugins.tool-policy.enabled"
+    assert "floor" in error.problem
+    assert str(child) in str(error)
+
+
+def test_disabling_tool_policy_without_floors_is_allowed(lab: PolicyLab) -> None:
+    lab.profile("base.toml", '[plugins.tool-policy]\nrules = [{ decision = "deny" }]\n')
+    child = lab.profile(
+        "child.toml", "[plugins.tool-policy]\nenabled = false\n", extends='"base.toml"'
+    )
+    assert resolve_profile(str(child)).plugin("tool-policy") is None
+
+
+def test_the_guard_only_ever_denies_or_abstains(lab: PolicyLab) -> None:
+    bundle = lab.bundle(
+        BASE
+        + """
+        [[plugins.tool-policy.rules]]
+        decision = "allow"
+        """
+    )
+    plugin = policy_object(bundle)
+    calls = [
+        lab.call(bundle, "shell", command=command)
+        for command in ("ls", "rm -rf /", "eval x", "$X", "")
+    ] + [lab.call(bundle, "write_file", path="/etc/x", content="")]
+    votes = [plugin.tools_guard(call) for call in calls]
+    assert all(vote is None or vote.verdict is Verdict.DENY for vote in votes)
+    # "$X" may be "rm -rf /": a floor denies what it cannot rule out
+    assert [vote is None for vote in votes] == [True, False, True, False, True, True]
+    # what the kernel's guard dispatch makes of the votes
+    outcomes = [asyncio.run(bundle.seams.tools_guard(call)).verdict for call in calls]
+    assert outcomes.count(Verdict.DENY) == 2
