@@ -4,17 +4,19 @@ What a call may write depends on its effective sandbox mode:
 
 * ``read-only``: nothing, anywhere.
 * ``workspace-write``: only inside the workspace and the extra writable roots, judged on where
-  the target really is: the real path of its parent directory (every symlink and ``..`` resolved,
-  ``/proc/self/root`` and the other magic links of ``/proc`` included) joined with its final name.
-  A final name that is a symlink is followed to the end and judged by where it leads, so a link
-  leading out of the workspace is refused. An existing regular file with more than one hard link
-  is refused too: another of its names may lie outside, and the link count is all that shows it.
+  the target really is, resolved component by component as the kernel resolves it: every symlink
+  followed and every ``..`` applied to the directory actually reached (``/proc/self/root`` and
+  the other magic links of ``/proc`` included). A final name that is a symlink is followed to the
+  end and judged by where it leads, so a link leading out of the workspace is refused. An
+  existing regular file with more than one hard link is refused too: another of its names may
+  lie outside, and the link count is all that shows it.
 * ``danger-full-access``: anywhere.
 
 Reads are not restricted here; they go wherever the operating system lets the process read
 (operators restrict reads with tool-policy rules). Relative paths are relative to the workspace;
 ``~`` is an ordinary file name, never expanded. Relative writable roots are relative to the
-workspace. Every path the policy hands back is real (absolute, no symlink, no ``..``).
+workspace. The paths :meth:`PathPolicy.check_write` and :meth:`PathPolicy.workspace_dir` return
+are real (absolute, no symlink, no ``..``).
 
 A check alone leaves a race: between the check and the write, a directory on the way could be
 swapped for a symlink. :meth:`PathPolicy.open_for_write` closes that gap: it descends from the
@@ -52,6 +54,7 @@ _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
 # file right after, and made blocking again when it is one.
 _FILE_FLAGS = os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
 _FILESYSTEM_ROOT = Path("/")
+_MAX_LINKS = 40  # symlinks followed in one resolution, as Linux allows
 
 
 @attrs.frozen(auto_exc=True)
@@ -119,10 +122,10 @@ class PathPolicy:
         return tuple(dict.fromkeys((self.workspace, *self.writable_roots)))
 
     def writable(self, path: StrPath) -> bool:
-        """Whether :meth:`check_write` accepts `path`."""
+        """Whether :meth:`check_write` accepts `path` (never raises)."""
         try:
             self.check_write(path)
-        except PathDenied:
+        except OSError:  # PathDenied, or a path that cannot be resolved at all
             return False
         return True
 
@@ -131,11 +134,23 @@ class PathPolicy:
         return self.workspace / Path(path)
 
     def check_write(self, path: StrPath) -> Path:
-        """The real path a write to `path` would change; raises `PathDenied` when refused."""
+        """The real path a write to `path` would change.
+
+        Raises `PathDenied` when the mode refuses it, and the error the operating system would
+        give when the path cannot be resolved at all (``FileNotFoundError`` for a ``..`` after a
+        directory that does not exist, ``NotADirectoryError``, a link loop's ``ELOOP``).
+        """
         lexical = self.locate(path)
         if self.mode is SandboxMode.READ_ONLY:
             raise self._denied(lexical, "the sandbox is read-only", _READ_ONLY_REMEDY)
-        target, via_link = _real_target(lexical)
+        try:
+            target, via_link = _real_target(lexical)
+        except OSError as exc:
+            # EINVAL: a link read back as no link, so the path changed while it was resolved.
+            if exc.errno != errno.EINVAL or not self.mode.confining:
+                raise
+            reason = f"it changed while it was resolved ({exc.strerror})"
+            raise self._denied(lexical, reason, _RETRY_REMEDY) from exc
         if self.mode is SandboxMode.DANGER_FULL_ACCESS:
             return target
         if self._root_of(target) is None:
@@ -154,10 +169,11 @@ class PathPolicy:
     def workspace_dir(self, path: StrPath) -> Path:
         """The real directory `path` names, which must lie inside the workspace (any mode).
 
-        This is where a subprocess may start; the directory need not exist for the check.
+        This is where a subprocess may start. The directory need not exist for the check; a path
+        that cannot be resolved at all raises the operating system's error.
         """
         lexical = self.locate(path)
-        real = _real(lexical)
+        real = _resolve(lexical)
         if not real.is_relative_to(self.workspace):
             raise self._denied(
                 lexical,
@@ -267,7 +283,7 @@ class PathPolicy:
         reason = "a component of the path is a symlink the check did not see"
         if not self.mode.confining:
             return OSError(errno.ELOOP, reason, str(path))
-        return self._denied(path, reason, "nothing was written; check the path and retry")
+        return self._denied(path, reason, _RETRY_REMEDY)
 
     def _outside_remedy(self) -> str:
         return (
@@ -299,6 +315,7 @@ class OpenedFile:
 _READ_ONLY_REMEDY = (
     "writes need sandbox mode workspace-write (set [sandbox] mode, or ask for it for this call)"
 )
+_RETRY_REMEDY = "nothing was written; check the path and retry"
 _HARD_LINK_REMEDY = (
     "another name of the file may lie outside the workspace; write a new file instead, "
     "or ask for danger-full-access for this call"
@@ -311,12 +328,50 @@ def _hard_link_reason(links: int) -> str:
 
 def _real_target(lexical: Path) -> tuple[Path, bool]:
     """Where a write to `lexical` lands, and whether a final symlink was followed to get there."""
-    if lexical.name in ("", "..") or lexical == _FILESYSTEM_ROOT:
-        return _real(lexical), False
-    candidate = _real(lexical.parent) / lexical.name
-    if candidate.is_symlink():
-        return _real(candidate), True
-    return candidate, False
+    if lexical.name in ("", ".."):
+        return _resolve(lexical), False
+    via_link = (_resolve(lexical.parent) / lexical.name).is_symlink()
+    return _resolve(lexical), via_link
+
+
+def _resolve(path: Path) -> Path:
+    """The real path the operating system reaches through `path`, whose tail may not exist yet.
+
+    Resolution goes as the kernel's does, one component at a time: a symlink is replaced by its
+    target (at most `_MAX_LINKS` of them), ``..`` goes up from the directory reached so far, and
+    a missing component starts a tail that is kept by name. ``os.path.realpath`` differs where
+    the kernel refuses, and so this raises what the kernel would: ``..`` after a missing
+    component (``ENOENT``), anything after a non-directory (``ENOTDIR``), a loop (``ELOOP``).
+    """
+    pending = list(reversed(path.parts[1:]))
+    real = _FILESYSTEM_ROOT
+    missing = False  # `real` does not exist; what follows is kept by name
+    links = 0
+    while pending:
+        part = pending.pop()
+        if part == "..":
+            if missing:
+                raise FileNotFoundError(errno.ENOENT, "no such directory before '..'", str(path))
+            real = real.parent
+            continue
+        real = real / part
+        if missing:
+            continue
+        try:
+            info = os.lstat(real)
+        except FileNotFoundError:
+            missing = True
+            continue
+        if stat.S_ISLNK(info.st_mode):
+            links += 1
+            if links > _MAX_LINKS:
+                raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), str(path))
+            target = Path(os.readlink(real))
+            real = _FILESYSTEM_ROOT if target.is_absolute() else real.parent
+            pending.extend(reversed(target.parts[1:] if target.is_absolute() else target.parts))
+        elif pending and not stat.S_ISDIR(info.st_mode):
+            raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(real))
+    return real
 
 
 def _hard_links(path: Path) -> int:

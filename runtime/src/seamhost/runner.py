@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from seamhost.facade import Seams
 
 DEFAULT_OUTPUT_LIMIT = 64 * 1024
+PIPE_GRACE_SECONDS = 0.5
 
 
 @attrs.frozen(auto_exc=True)
@@ -129,15 +130,19 @@ class SandboxRunner:
         classify: object,
     ) -> RunResult:
         import asyncio
+        import subprocess
 
+        loop = asyncio.get_running_loop()
         try:
-            proc = await asyncio.create_subprocess_exec(
+            # _Capture implements SubprocessProtocol structurally (asyncio is imported lazily).
+            transport, capture = await loop.subprocess_exec(  # type: ignore[type-var]
+                lambda: _Capture(loop, self.output_limit),
                 *argv,
                 cwd=str(cwd),
                 env=env,
-                stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
+                stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
                 start_new_session=True,
             )
         except OSError as exc:
@@ -152,33 +157,89 @@ class SandboxRunner:
                 enforcement,
                 "runner-failure",
             )
-        assert proc.stdout is not None
-        assert proc.stderr is not None
-        readers = asyncio.gather(
-            _read_capped(proc.stdout, self.output_limit),
-            _read_capped(proc.stderr, self.output_limit),
-        )
-        if stdin is not None and proc.stdin is not None:
-            proc.stdin.write(stdin)
-            proc.stdin.close()
-        timed_out = False
         try:
-            await asyncio.wait_for(proc.wait(), timeout)
-        except TimeoutError:
-            timed_out = True
-            _kill_group(proc.pid)
-            await proc.wait()
-        except BaseException:
-            # Cancellation: never abandon a started process; kill it and let it settle.
-            _kill_group(proc.pid)
-            await proc.wait()
-            raise
-        (out, out_cut), (err, err_cut) = await readers
-        code = None if timed_out else proc.returncode
+            if stdin is not None:
+                pipe = transport.get_pipe_transport(0)
+                assert isinstance(pipe, asyncio.WriteTransport)
+                pipe.write(stdin)
+                pipe.close()
+            timed_out = False
+            try:
+                await asyncio.wait_for(asyncio.shield(capture.exited), timeout)
+            except TimeoutError:
+                timed_out = True
+                _kill_group(transport.get_pid())
+                await capture.exited
+            except BaseException:
+                # Cancellation: never abandon a started process; kill it and let it settle.
+                _kill_group(transport.get_pid())
+                await capture.exited
+                raise
+            try:
+                # A descendant that left the process group may still hold the pipes: once the
+                # command itself has ended, give them a moment to drain, then stop reading.
+                await asyncio.wait_for(asyncio.shield(capture.closed), PIPE_GRACE_SECONDS)
+            except TimeoutError:
+                capture.abandoned = True
+        finally:
+            transport.close()
+        code = None if timed_out else transport.get_returncode()
         verdict: Verdict = "ok"
         if code is not None and callable(classify):
-            verdict = classify(code, err)
-        return RunResult(code, out, err, out_cut, err_cut, timed_out, backend, enforcement, verdict)
+            verdict = classify(code, bytes(capture.err))
+        err = bytes(capture.err)
+        if capture.abandoned:
+            err += b"\n(output cut: a process outside the command's group kept its pipes open)"
+        return RunResult(
+            code,
+            bytes(capture.out),
+            err,
+            capture.out_cut or capture.abandoned,
+            capture.err_cut or capture.abandoned,
+            timed_out,
+            backend,
+            enforcement,
+            verdict,
+        )
+
+
+class _Capture:
+    """Collects a child's output up to a cap and reports its exit and its pipes' end apart."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, limit: int) -> None:
+        self.limit = limit
+        self.out = bytearray()
+        self.err = bytearray()
+        self.out_cut = False
+        self.err_cut = False
+        self.abandoned = False
+        self.exited: asyncio.Future[None] = loop.create_future()
+        self.closed: asyncio.Future[None] = loop.create_future()
+
+    def connection_made(self, transport: object) -> None:
+        pass
+
+    def pipe_data_received(self, fd: int, data: bytes) -> None:
+        buffer = self.out if fd == 1 else self.err
+        room = self.limit - len(buffer)
+        if room > 0:
+            buffer += data[:room]
+        if len(data) > room:
+            if fd == 1:
+                self.out_cut = True
+            else:
+                self.err_cut = True
+
+    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
+        pass
+
+    def process_exited(self) -> None:
+        if not self.exited.done():
+            self.exited.set_result(None)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.closed.done():
+            self.closed.set_result(None)
 
 
 def _plain_verdict(returncode: int, stderr: bytes) -> Verdict:
@@ -188,16 +249,3 @@ def _plain_verdict(returncode: int, stderr: bytes) -> Verdict:
 def _kill_group(pid: int) -> None:
     with contextlib.suppress(ProcessLookupError):
         os.killpg(pid, signal.SIGKILL)
-
-
-async def _read_capped(stream: asyncio.StreamReader, limit: int) -> tuple[bytes, bool]:
-    """Read a stream to its end, keeping at most `limit` bytes (the rest is drained)."""
-    kept = bytearray()
-    truncated = False
-    while chunk := await stream.read(65536):
-        room = limit - len(kept)
-        if room > 0:
-            kept += chunk[:room]
-        if len(chunk) > room:
-            truncated = True
-    return bytes(kept), truncated

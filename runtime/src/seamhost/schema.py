@@ -57,9 +57,12 @@ def _violation(exc: Any, value: Any) -> Violation:
     raw = exc.path[1:] if exc.path and exc.path[0] == "data" else list(exc.path or ())
     # fastjsonschema spells list indexes as strings; walk the value to tell them from keys.
     path: list[str | int] = []
-    for part in raw:
-        if isinstance(value, (list, tuple)) and str(part).isdigit():
-            part = int(part)
+    for raw_part in raw:
+        part = (
+            int(raw_part)
+            if isinstance(value, (list, tuple)) and str(raw_part).isdigit()
+            else raw_part
+        )
         path.append(part)
         try:
             value = value[part]

@@ -1,0 +1,24 @@
+"""seamhost-tools: the built-in tools (``shell``, ``read_file``, ``write_file``, ``edit_file``,
+``list_dir``), registered through `tools/register`.
+
+The file tools apply the call's sandbox mode through :class:`seamhost.paths.PathPolicy`, the
+policy the sandbox provider enforces for subprocesses; ``shell`` runs every command through the
+call's confining runner. Profile table ``[plugins.tools]``: see
+:data:`seamhost_tools.settings.CONFIG_SCHEMA`.
+"""
+
+from __future__ import annotations
+
+from seamhost.descriptor import PluginDescriptor
+from seamhost_tools.plugin import ToolsPlugin
+from seamhost_tools.settings import CONFIG_SCHEMA, TOOL_NAMES, ToolSettings
+
+descriptor = PluginDescriptor(
+    name="tools",
+    factory=ToolsPlugin,
+    config_schema=CONFIG_SCHEMA,
+    provides=["tools/register"],
+    description="The built-in tools: " + ", ".join(TOOL_NAMES) + ".",
+)
+
+__all__ = ["CONFIG_SCHEMA", "TOOL_NAMES", "ToolSettings", "ToolsPlugin", "descriptor"]
