@@ -84,7 +84,7 @@ def governed_calls(bundle: Bundle, calls: int, prefill: int = 0, batch: int = 1)
         session.append_data(
             "user/message", {"turn": 1, "step": 0, "content": f"m{n}", "source": "u"}
         )
-    pipeline = ToolPipeline(bundle, session, Path.cwd(), ApprovalService(bundle.seams))
+    pipeline = ToolPipeline(bundle, session, Path.cwd(), ApprovalService())
     proposals = [ToolCallProposal(f"c{i}", "noop", '{"n": 1}') for i in range(batch)]
 
     async def drive() -> float:

@@ -135,7 +135,7 @@ def run_step(
     session = session or create_session(bundle, session_id="s")
     if session.next_seq == 0:
         session.append(TurnStart(turn=1))
-    pipeline = ToolPipeline(bundle, session, workspace, ApprovalService(bundle.seams))
+    pipeline = ToolPipeline(bundle, session, workspace, ApprovalService())
     results = asyncio.run(pipeline.run_step(1, 1, proposals, cancelled or asyncio.Event()))
     return results, session
 
@@ -330,7 +330,7 @@ def test_a_slow_body_times_out(make_bundle: BundleMaker, workspace: Path) -> Non
     session = create_session(bundle)
     session.append(TurnStart(turn=1))
     pipeline = ToolPipeline(
-        bundle, session, workspace, ApprovalService(bundle.seams), tool_timeout=0.05
+        bundle, session, workspace, ApprovalService(), tool_timeout=0.05
     )
     results = asyncio.run(
         pipeline.run_step(1, 1, propose(("write", {"ms": 2000})), asyncio.Event())
@@ -394,7 +394,7 @@ def test_an_approval_is_never_reused(make_bundle: BundleMaker, workspace: Path) 
     bundle = make(make_bundle, "policy", "answerer")
     session = create_session(bundle)
     session.append(TurnStart(turn=1))
-    pipeline = ToolPipeline(bundle, session, workspace, ApprovalService(bundle.seams))
+    pipeline = ToolPipeline(bundle, session, workspace, ApprovalService())
     first = asyncio.run(
         pipeline.run_step(1, 1, propose(("write", {"path": "ask-yes"})), asyncio.Event())
     )

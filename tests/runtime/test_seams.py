@@ -407,3 +407,22 @@ def test_seam_tools_result(make_bundle: BundleMaker) -> None:
     )
     bundle.seams.tools_result(invocation(), ToolResult("c1", "fine"))
     assert plugin_state(bundle, "watch").seen == ["fine"]
+
+
+SERVICE = """
+from seamhost.approvals import ApprovalService as _Service
+@hookimpl
+def approval_service(self):
+    return self._Service(default_policy="never", timeout=1.0)
+"""
+
+
+def test_seam_approval_service(make_bundle: BundleMaker) -> None:
+    bundle = make_bundle(
+        {"svc": plugin_source(SERVICE, name="svc", provides='["approval/service"]')}
+    )
+    service = bundle.seams.approval_service()
+    assert service is not None
+    assert (service.default_policy, service.timeout) == ("never", 1.0)
+    empty = make_bundle({"alpha": plugin_source(TOOL.format(tool="t"), name="alpha")})
+    assert empty.seams.approval_service() is None

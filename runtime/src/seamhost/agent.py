@@ -81,7 +81,7 @@ class Agent:
             bundle,
             session,
             workspace,
-            approvals or ApprovalService(bundle.seams),
+            approvals or bundle.seams.approval_service() or ApprovalService(),
             parallelism=parallelism,
             tool_timeout=tool_timeout,
         )

@@ -68,14 +68,18 @@ def current_policy(session: Session, default: str = "ask") -> str:
 
 @attrs.frozen
 class ApprovalService:
-    """Asks the answerer chain, with the audit pair around it."""
+    """Asks the answerer chain of `seams`, with the audit pair around it.
 
-    seams: Seams = attrs.field(repr=False)
+    `default_policy` applies until the session records an ``approval/policy`` event; `timeout`
+    bounds the whole answerer chain (``None``: no bound).
+    """
+
     default_policy: str = "ask"
     timeout: float | None = None
 
     async def request(
         self,
+        seams: Seams,
         session: Session,
         call: ToolInvocation,
         reason: str,
@@ -111,6 +115,7 @@ class ApprovalService:
                 f"the approval could not be recorded ({describe(exc)}); refused",
             )
         outcome, answerer, message = await self._ask(
+            seams=seams,
             session=session,
             call=call,
             approval_id=approval_id,
@@ -136,6 +141,7 @@ class ApprovalService:
     async def _ask(
         self,
         *,
+        seams: Seams,
         session: Session,
         call: ToolInvocation,
         approval_id: str,
@@ -150,7 +156,7 @@ class ApprovalService:
                 None,
                 "approval policy is `never`: refused without asking",
             )
-        if not self.seams.has("approval/request"):
+        if not seams.has("approval/request"):
             return (
                 ApprovalOutcome.UNAVAILABLE,
                 None,
@@ -172,13 +178,13 @@ class ApprovalService:
         import asyncio
 
         try:
-            answer = await asyncio.wait_for(self.seams.approval_request(request), self.timeout)
+            answer = await asyncio.wait_for(seams.approval_request(request), self.timeout)
         except TimeoutError:
             return (
                 ApprovalOutcome.UNAVAILABLE,
                 None,
                 f"no answer within {self.timeout:g}s (tried: "
-                f"{', '.join(self.seams.implementers('approval/request'))}); refused",
+                f"{', '.join(seams.implementers('approval/request'))}); refused",
             )
         if answer.answer is None:
             tried = "; ".join(answer.notes) or "nobody answered"

@@ -44,7 +44,9 @@ if TYPE_CHECKING:
 
 TRACE_ENV = "SEAMHOST_TRACE_HOOKS"
 # Start-up seams the façade calls synchronously; a coroutine implementation would never run.
-SYNCHRONOUS_SEAMS = frozenset({"tools/register", "session/store", "llm/adapter"})
+SYNCHRONOUS_SEAMS = frozenset(
+    {"tools/register", "session/store", "llm/adapter", "approval/service"}
+)
 # Declared in `provides` by a checkpoint policy: sessions of the bundle are written with barriers.
 CHECKPOINT_CAPABILITY = "session/checkpoint"
 

@@ -60,6 +60,11 @@ SEAMS: dict[str, Seam] = {
         Seam("llm/stream", Mode.AROUND, "the request passes straight to the llm/adapter"),
         Seam("tools/pre-execute", Mode.DECISION, "allow"),
         Seam("tools/guard", Mode.GUARD, "allow"),
+        Seam(
+            "approval/service",
+            Mode.PROVIDER,
+            "the kernel's service: policy ask unless an approval/policy event says never",
+        ),
         Seam("approval/request", Mode.PROVIDER_CHAIN, "unavailable, so the call is denied"),
         Seam("tools/execute", Mode.AROUND, "the tool body runs"),
         Seam("sandbox/confine", Mode.PROVIDER, "SANDBOX_UNAVAILABLE for any confining mode"),

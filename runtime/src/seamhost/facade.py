@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     import pluggy
 
     from seamhost.approval import ApprovalRequest
+    from seamhost.approvals import ApprovalService
     from seamhost.model import ModelAdapter, ModelEvent, ModelRequest
     from seamhost.sandbox import ConfinedCommand, ConfineRequest
     from seamhost.session.record import Record
@@ -117,6 +118,17 @@ class Seams:
             self._trace("llm/adapter", impl.plugin, "provide")
         adapter: ModelAdapter = impl()
         return adapter
+
+    def approval_service(self) -> ApprovalService | None:
+        """``approval/service``: the configured service, or ``None`` (use the kernel's)."""
+        impls = self._impls["approval/service"]
+        if not impls:
+            return None
+        impl = dispatch.only("approval/service", impls)
+        if self._trace.enabled:
+            self._trace("approval/service", impl.plugin, "provide")
+        service: ApprovalService = impl()
+        return service
 
     async def sandbox_confine(self, request: ConfineRequest) -> tuple[ConfinedCommand, str]:
         """``sandbox/confine``: the confined command and the providing plugin.

@@ -23,6 +23,7 @@ import pluggy
 
 if TYPE_CHECKING:
     from seamhost.approval import ApprovalOutcome, ApprovalRequest
+    from seamhost.approvals import ApprovalService
     from seamhost.decisions import Block, Decision, Replace
     from seamhost.model import ModelAdapter, ModelEvent, ModelRequest, StreamNext
     from seamhost.results import ToolResult
@@ -80,6 +81,22 @@ def llm_adapter() -> ModelAdapter:
     of the ``llm/stream`` chain.
 
     Missing: the step fails with ``MODEL_UNAVAILABLE``. Raising: likewise.
+    """
+
+
+@hookspec
+def approval_service() -> ApprovalService:
+    """Seam ``approval/service`` (provider): supply the approval service.
+
+    Called once per agent session, before its first turn. The service records
+    ``approval/asked``, obtains one outcome from the ``approval/request`` answerer chain, records
+    ``approval/decided`` and returns it; a plugin provides one configured from its profile table
+    (default policy, timeouts). Exactly one plugin may implement it.
+
+    Return value: an :class:`~seamhost.approvals.ApprovalService`.
+
+    Missing: the kernel's own service is used: policy ``ask`` unless the session's last
+    ``approval/policy`` event says ``never``, no timeout. Raising: the session cannot start.
     """
 
 

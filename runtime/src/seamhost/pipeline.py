@@ -223,6 +223,7 @@ class ToolPipeline:
             if escalation is not None:
                 reason = f"{reason}; requests {escalation}: {proposal.justification}"
             approval = await self.approvals.request(
+                self.bundle.seams,
                 self.session,
                 invocation,
                 reason,
