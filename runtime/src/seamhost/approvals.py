@@ -22,7 +22,7 @@ import attrs
 
 from seamhost.approval import ApprovalOutcome, ApprovalRequest
 from seamhost.dispatch import describe
-from seamhost.session.events import ApprovalAsked, ApprovalDecided
+from seamhost.session.events import ApprovalAsked, ApprovalDecided, ApprovalPolicy
 
 if TYPE_CHECKING:
     from seamhost.facade import Seams
@@ -58,6 +58,13 @@ class Grant:
 
     def covers(self, call: ToolInvocation) -> bool:
         return call.call_id == self.call_id and call.args_digest == self.args_digest
+
+
+def set_policy(session: Session, policy: str, source: str) -> None:
+    """Record the approval policy in force from now on (``ask`` or ``never``) and its source."""
+    if policy not in POLICIES:
+        raise ValueError(f"approval policy {policy!r} is not one of {', '.join(POLICIES)}")
+    session.append(ApprovalPolicy(policy=policy, source=source))  # type: ignore[arg-type]
 
 
 def current_policy(session: Session, default: str = "ask") -> str:

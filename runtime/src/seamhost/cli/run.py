@@ -47,6 +47,12 @@ SCRIPTED_MODEL = "model-scripted"
     help="Print each committed event as one envelope per line instead of a transcript.",
 )
 @click.option(
+    "--approval-policy",
+    type=click.Choice(["ask", "never"]),
+    help="Record this approval policy for the session (source: command line); "
+    "`never` refuses every call that would ask, before any answerer runs.",
+)
+@click.option(
     "--check",
     is_flag=True,
     help="Compare each call's outcome with the scenario's `expect` for this profile; "
@@ -59,6 +65,7 @@ def run(
     session_id: str | None,
     workspace: Path | None,
     as_json: bool,
+    approval_policy: str | None,
     check: bool,
 ) -> None:
     """Run SCENARIO (a scripted conversation, TOML or JSON) as an agent session.
@@ -105,6 +112,10 @@ def run(
             f"store {bundle.store.name}  workspace {root}"
         )
         session.listen(Transcript(out))
+    if approval_policy is not None:
+        from seamhost.approvals import set_policy
+
+        set_policy(session, approval_policy, "command line")
     agent = Agent(bundle, session, workspace=root)
     try:
         outcomes = asyncio.run(_drive(agent, scenario))
