@@ -19,7 +19,13 @@ from seamhost.approval import ApprovalOutcome
 from seamhost.catalogue import SEAMS, hook_name
 from seamhost.decisions import Block, Decision, Replace
 from seamhost.dispatch import ChainAnswer, Impl, Tracer
-from seamhost.errors import PluginConflict, PluginLoadError, SeamContractError
+from seamhost.errors import (
+    PluginConflict,
+    PluginLoadError,
+    SeamContractError,
+    SeamFailed,
+    SeamhostError,
+)
 from seamhost.results import ErrorCode, ToolResult
 from seamhost.tools import RegisteredTool, ToolSpec
 
@@ -108,7 +114,7 @@ class Seams:
         impl = dispatch.only("session/store", impls)
         if self._trace.enabled:
             self._trace("session/store", impl.plugin, "provide")
-        store: SessionStore = impl()
+        store: SessionStore = _provide("session/store", impl)
         return store
 
     def llm_adapter(self) -> ModelAdapter:
@@ -116,7 +122,7 @@ class Seams:
         impl = dispatch.only("llm/adapter", self._impls["llm/adapter"])
         if self._trace.enabled:
             self._trace("llm/adapter", impl.plugin, "provide")
-        adapter: ModelAdapter = impl()
+        adapter: ModelAdapter = _provide("llm/adapter", impl)
         return adapter
 
     def approval_service(self) -> ApprovalService | None:
@@ -127,7 +133,7 @@ class Seams:
         impl = dispatch.only("approval/service", impls)
         if self._trace.enabled:
             self._trace("approval/service", impl.plugin, "provide")
-        service: ApprovalService = impl()
+        service: ApprovalService = _provide("approval/service", impl)
         return service
 
     async def sandbox_confine(self, request: ConfineRequest) -> tuple[ConfinedCommand, str]:
@@ -268,6 +274,16 @@ class Seams:
             dispatch.notify(
                 "tools/result", impls, {"call": call, "result": result}, trace=self._trace
             )
+
+
+def _provide(seam: str, impl: Impl) -> Any:
+    """Call a start-up provider; a raise becomes `SeamFailed` naming the plugin."""
+    try:
+        return impl()
+    except SeamhostError:
+        raise
+    except Exception as exc:
+        raise SeamFailed(seam, ((impl.plugin, dispatch.describe(exc)),)) from exc
 
 
 def _changes(vote: Replace) -> str:
