@@ -7,6 +7,7 @@ import secrets
 import time
 from typing import TYPE_CHECKING
 
+from seamhost.repair import RepairPlan, apply_repair
 from seamhost.session.session import Session, now_ms
 from seamhost.session.store import SessionHeader
 
@@ -34,9 +35,17 @@ def create_session(
     return Session(writer, seams=bundle.seams, catalog=bundle.catalog)
 
 
-def open_session(bundle: Bundle, session_id: str) -> Session:
-    """An existing session, opened for writing (exclusively) on the bundle's store."""
-    return Session(bundle.store.open(session_id), seams=bundle.seams, catalog=bundle.catalog)
+def open_session(bundle: Bundle, session_id: str) -> tuple[Session, RepairPlan | None]:
+    """An existing session, opened for writing (exclusively) on the bundle's store.
+
+    Opening a cold session whose last turn is open repairs it (:mod:`seamhost.repair`): the
+    closing records are appended (not yet flushed) and the plan is returned with the session.
+    A session whose lock a live writer holds is refused by the store, never repaired.
+    """
+    writer = bundle.store.open(session_id)
+    session = Session(writer, seams=bundle.seams, catalog=bundle.catalog)
+    plan = apply_repair(session, torn_records=getattr(writer, "torn_records", 0))
+    return session, plan
 
 
 __all__ = ["create_session", "new_session_id", "open_session"]

@@ -8,7 +8,7 @@ import signal
 import sys
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -16,6 +16,8 @@ from seamhost.exitcodes import ExitCode
 
 if TYPE_CHECKING:
     from seamhost.agent import Agent, TurnOutcome
+    from seamhost.bundle import Bundle
+    from seamhost.cli.transcript import Transcript
     from seamhost.scenario import Scenario
     from seamhost.session.record import Record
     from seamhost.session.session import Session
@@ -25,7 +27,10 @@ SCRIPTED_MODEL = "model-scripted"
 
 @click.command()
 @click.argument(
-    "scenario_path", metavar="SCENARIO", type=click.Path(dir_okay=False, path_type=Path)
+    "scenario_path",
+    metavar="[SCENARIO]",
+    required=False,
+    type=click.Path(dir_okay=False, path_type=Path),
 )
 @click.option(
     "--profile",
@@ -36,9 +41,17 @@ SCRIPTED_MODEL = "model-scripted"
 )
 @click.option("--session", "session_id", help="Session id to create (default: a new unique id).")
 @click.option(
+    "--resume",
+    "resume_id",
+    metavar="ID",
+    help="Open the stored session ID instead of creating one: repair its crashed tail (shown), "
+    "then run SCENARIO's turns as new turns of it. Without SCENARIO, only repair.",
+)
+@click.option(
     "--workspace",
     type=click.Path(file_okay=False, path_type=Path),
-    help="The workspace the tools work in (default: a new temporary directory).",
+    help="The workspace the tools work in (default: a new temporary directory; with --resume, "
+    "the session's own).",
 )
 @click.option(
     "--json",
@@ -60,9 +73,10 @@ SCRIPTED_MODEL = "model-scripted"
 )
 def run(
     *,
-    scenario_path: Path,
+    scenario_path: Path | None,
     profile_ref: str,
     session_id: str | None,
+    resume_id: str | None,
     workspace: Path | None,
     as_json: bool,
     approval_policy: str | None,
@@ -83,35 +97,37 @@ def run(
     from seamhost.scenario import load_scenario
     from seamhost.sessions import create_session
 
-    scenario = load_scenario(scenario_path)
-    profile = resolve_profile(
-        profile_ref, overrides={SCRIPTED_MODEL: {"scenario": str(scenario_path.resolve())}}
+    if scenario_path is None and resume_id is None:
+        raise click.UsageError("give a SCENARIO to run, or --resume ID")
+    if resume_id is not None and session_id is not None:
+        raise click.UsageError("--session names a new session; --resume an existing one")
+    scenario = load_scenario(scenario_path) if scenario_path is not None else None
+    overrides = (
+        {SCRIPTED_MODEL: {"scenario": str(scenario_path.resolve())}} if scenario_path else {}
     )
+    profile = resolve_profile(profile_ref, overrides=overrides)
     bundle = build_bundle(profile)
-    if not bundle.seams.has("llm/adapter"):
+    if scenario is not None and not bundle.seams.has("llm/adapter"):
         raise ConfigError(
             str(profile.path),
             "plugins",
             f"no plugin provides llm/adapter; add [plugins.{SCRIPTED_MODEL}]",
         )
-    root = (workspace or Path(tempfile.mkdtemp(prefix="seamhost-workspace-"))).resolve()
-    root.mkdir(parents=True, exist_ok=True)
-    for name, content in scenario.workspace.items():
-        target = root / name
-        if not target.exists():
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(content, encoding="utf-8")
-    session = create_session(bundle, session_id=session_id, cwd=str(root))
     out = console()
     err = console(stderr=True)
-    if as_json:
-        session.listen(_print_envelope)
+    transcript = Transcript(out)
+    if resume_id is not None:
+        session, root = _resume(bundle, resume_id, workspace, transcript, quiet=as_json)
     else:
-        out.print(
-            f"[bold]session[/bold] {session.id}  profile {profile.name}  "
-            f"store {bundle.store.name}  workspace {root}"
-        )
-        session.listen(Transcript(out))
+        root = (workspace or Path(tempfile.mkdtemp(prefix="seamhost-workspace-"))).resolve()
+        session = create_session(bundle, session_id=session_id, cwd=str(root))
+        if not as_json:
+            out.print(
+                f"[bold]session[/bold] {session.id}  profile {profile.name}  "
+                f"store {bundle.store.name}  workspace {root}"
+            )
+    _seed(root, scenario)
+    session.listen(_print_envelope if as_json else transcript)
     if approval_policy is not None:
         from seamhost.approvals import set_policy
 
@@ -122,29 +138,83 @@ def run(
     finally:
         session.close()
     failed = [o for o in outcomes if o.reason != "completed"]
-    mismatches = _mismatches(scenario, session, profile.name, agent) if check else []
+    mismatches = _mismatches(scenario, session, profile.name, agent) if check and scenario else []
     for line in mismatches:
         err.print(f"[red]expectation not met[/red]: {line}")
     if not as_json:
-        out.print(
-            f"session {session.id}: {len(outcomes)} turn(s), "
-            f"{'all completed' if not failed else f'{len(failed)} did not complete'}"
-        )
+        summary = "all completed" if not failed else f"{len(failed)} did not complete"
+        out.print(f"session {session.id}: {len(outcomes)} turn(s), {summary}")
         out.print(f"show it with: seamhost session show {session.id}")
     if failed or mismatches:
         sys.exit(int(ExitCode.FAILURE))
+
+
+def _resume(
+    bundle: Bundle, session_id: str, workspace: Path | None, transcript: Transcript, *, quiet: bool
+) -> tuple[Session, Path]:
+    """Open (and repair) a stored session, showing what repair closed."""
+    from seamhost.sessions import open_session
+
+    session, plan = open_session(bundle, session_id)
+    root = (workspace or Path(session.header.cwd)).resolve()
+    if not quiet:
+        out = transcript.console
+        out.print(
+            f"[bold]resumed[/bold] {session.id}  profile {bundle.profile.name}  workspace {root}"
+        )
+        if plan is None:
+            out.print("  nothing to repair: the last turn was closed")
+        else:
+            for record in session.records[len(session.records) - len(plan.events) :]:
+                transcript(record)
+    changes = _identity_changes(session.header.bundle, bundle.snapshot.to_json())
+    if changes:
+        transcript.console.print(
+            f"[yellow]note[/yellow]: the session continues with other plugins or tools than "
+            f"wrote it: {'; '.join(changes)}",
+            highlight=False,
+        )
+    return session, root
+
+
+def _identity_changes(then: Any, now: Any) -> list[str]:
+    """Plugins (name, distribution, version) and tool descriptors that differ between bundles."""
+
+    def plugins(snapshot: Any) -> set[str]:
+        return {
+            f"{p['name']} {p['version']} ({p['distribution']})" for p in snapshot.get("plugins", ())
+        }
+
+    def tools(snapshot: Any) -> set[str]:
+        return {f"tool {t['name']} {t['digest'][:19]}" for t in snapshot.get("tools", ())}
+
+    changes = []
+    for kind in (plugins, tools):
+        gone, new = kind(then) - kind(now), kind(now) - kind(then)
+        changes += [f"-{item}" for item in sorted(gone)] + [f"+{item}" for item in sorted(new)]
+    return changes
+
+
+def _seed(root: Path, scenario: Scenario | None) -> None:
+    """Create the workspace and the scenario's files that are not there yet."""
+    root.mkdir(parents=True, exist_ok=True)
+    for name, content in scenario.workspace.items() if scenario is not None else ():
+        target = root / name
+        if not target.exists():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(content, encoding="utf-8")
 
 
 def _print_envelope(record: Record) -> None:
     sys.stdout.write(record.envelope().decode() + "\n")
 
 
-async def _drive(agent: Agent, scenario: Scenario) -> list[TurnOutcome]:
+async def _drive(agent: Agent, scenario: Scenario | None) -> list[TurnOutcome]:
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGINT, agent.cancel)
     outcomes: list[TurnOutcome] = []
     try:
-        for turn in scenario.turns:
+        for turn in scenario.turns if scenario is not None else ():
             outcome = await agent.run_turn(turn.user)
             outcomes.append(outcome)
             if agent.cancelled.is_set():
