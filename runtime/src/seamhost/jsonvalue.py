@@ -57,10 +57,19 @@ def _lossless(value: object) -> bool:
     if kind is float:
         return math.isfinite(value) and (value != 0.0 or math.copysign(1.0, value) > 0)  # type: ignore[arg-type]
     if kind is dict or kind is FrozenDict:
-        items = value.items()  # type: ignore[attr-defined]
-        return all(type(key) is str and _lossless(item) for key, item in items)
+        for key, item in value.items():  # type: ignore[attr-defined]
+            if type(key) is not str:
+                return False
+            inner = type(item)
+            if not (inner is str or inner is bool or item is None or _lossless(item)):
+                return False
+        return True
     if kind is list or kind is tuple:
-        return all(_lossless(item) for item in value)  # type: ignore[attr-defined]
+        for item in value:  # type: ignore[attr-defined]
+            inner = type(item)
+            if not (inner is str or inner is bool or item is None or _lossless(item)):
+                return False
+        return True
     return False
 
 
@@ -115,9 +124,15 @@ class FrozenDict(dict[str, Any]):
 
 
 def freeze(value: Any) -> Any:
-    """Deep-copy a JSON value into read-only containers."""
+    """Deep-copy a JSON value into read-only containers.
+
+    A `FrozenDict` is returned as is: the only way this module makes one is by freezing all
+    of it, so freezing a frozen value again (attrs converters do, on every ``evolve``) is free.
+    """
     kind = type(value)
-    if kind is dict or kind is FrozenDict:
+    if kind is FrozenDict:
+        return value
+    if kind is dict:
         return FrozenDict({k: freeze(v) for k, v in value.items()})
     if kind is list or kind is tuple:
         return tuple(freeze(v) for v in value)

@@ -365,8 +365,8 @@ class ToolPipeline:
                 is_error=result.is_error,
                 content=result.content,
                 error=ErrorDetail(str(error.code), error.message) if error is not None else None,
-                value=jsonvalue.thaw(result.value),
-                meta=jsonvalue.thaw(result.meta) or None,
+                value=result.value,
+                meta=result.meta or None,
             )
         )
 

@@ -125,7 +125,9 @@ class Session:
     def append(self, event: Event, *, ignorable: bool = False, time: int | None = None) -> Record:
         """Commit a typed event in memory and return its record (not yet durable)."""
         data = self._catalog.unstructure(event)
-        return self.append_data(event.TYPE, data, ignorable=ignorable, time=time)
+        # A typed event's shape is its class's (checked statically); its free-form JSON fields
+        # are still checked for losslessness below. Raw data is checked against the schema.
+        return self._commit(event.TYPE, data, ignorable=ignorable, time=time, typed=True)
 
     def append_data(
         self,
@@ -141,6 +143,11 @@ class Session:
         to reuse an earlier time (repair does, so as not to invent one); it is clamped so that
         time never goes backwards.
         """
+        return self._commit(type_, data, ignorable=ignorable, time=time, typed=False)
+
+    def _commit(
+        self, type_: str, data: Mapping[str, Any], *, ignorable: bool, time: int | None, typed: bool
+    ) -> Record:
         if self._closed:
             raise RuntimeError(f"session {self.id!r} is closed")
         known = type_ in self._catalog
@@ -152,7 +159,7 @@ class Session:
             jsonvalue.check_lossless(data, "data")
         except jsonvalue.LossyValue as exc:
             raise EventRejected(type_, exc.path, exc.problem) from None
-        if known:
+        if known and not typed:
             self._catalog.validate(type_, data)
         data_json = jsonvalue.dumps(data)
         with self._lock:
