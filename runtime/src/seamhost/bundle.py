@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from types import ModuleType
 
     from seamhost.session.codec import EventCatalog
+    from seamhost.session.events import Event
     from seamhost.session.store import SessionStore
 
 TRACE_ENV = "SEAMHOST_TRACE_HOOKS"
@@ -166,8 +167,9 @@ def build_bundle(profile: Profile, *, environ: Mapping[str, str] | None = None) 
         tuple(spec for entry in entries for spec in entry.descriptor.hookspecs)
     )
     registered: dict[str, str] = {}
+    event_types = tuple(cls for entry in entries for cls in entry.descriptor.event_types)
     for entry in reversed(entries):
-        for index, obj in enumerate(_instantiate(entry, profile)):
+        for index, obj in enumerate(_instantiate(entry, profile, event_types)):
             pm_name = entry.name if index == 0 else f"{entry.name}#{index}"
             try:
                 pm.register(obj, name=pm_name)
@@ -209,8 +211,12 @@ def _check_single_providers(entries: tuple[PluginEntry, ...]) -> None:
             raise PluginConflict(f"seam {seam}", claimants)
 
 
-def _instantiate(entry: PluginEntry, profile: Profile) -> list[object]:
-    context = PluginContext(entry.name, entry.config, profile.path, profile.sandbox)
+def _instantiate(
+    entry: PluginEntry, profile: Profile, event_types: tuple[type[Event], ...]
+) -> list[object]:
+    context = PluginContext(
+        entry.name, entry.config, profile.path, profile.sandbox, event_types=event_types
+    )
     try:
         made = entry.descriptor.factory(context)
     except ConfigError:

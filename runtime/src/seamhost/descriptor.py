@@ -35,12 +35,17 @@ EMPTY_SCHEMA: Mapping[str, Any] = {
 
 @attrs.frozen
 class PluginContext:
-    """What a plugin factory receives."""
+    """What a plugin factory receives.
+
+    `event_types` are the event classes the plugins of the bundle add to the core ones (a store
+    must accept them when it reads).
+    """
 
     name: str
     config: FrozenDict
     profile_path: Path
     sandbox: SandboxPolicy
+    event_types: tuple[type[Event], ...] = ()
 
 
 def _names(value: Sequence[str] | frozenset[str]) -> frozenset[str]:

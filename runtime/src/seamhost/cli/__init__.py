@@ -41,7 +41,9 @@ USAGE_ERRORS = (
 _SUBCOMMANDS = {
     "plugins": "seamhost.cli.plugins:plugins",
     "profile": "seamhost.cli.profile:profile",
+    "session": "seamhost.cli.session:session",
     "run": "seamhost.cli.run:run",
+    "doctor": "seamhost.cli.doctor:doctor",
 }
 
 

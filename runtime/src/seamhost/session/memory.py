@@ -13,7 +13,7 @@ import attrs
 
 from seamhost.errors import SeamhostError
 from seamhost.session.record import Record
-from seamhost.session.store import SessionHeader, SessionStat
+from seamhost.session.store import SessionCheck, SessionHeader, SessionStat
 
 
 @attrs.frozen(auto_exc=True)
@@ -42,6 +42,7 @@ class MemoryWriter:
         self._stored = stored
         self._existing = list(stored.records)
         self._closed = False
+        self.torn_records = 0  # memory is never torn
 
     @property
     def header(self) -> SessionHeader:
@@ -115,6 +116,10 @@ class MemoryStore:
         with self._lock:
             return MemoryReader(self._get(session_id))
 
+    def ids(self) -> Iterator[str]:
+        with self._lock:
+            return iter(sorted(self._sessions))
+
     def list(self) -> Iterator[SessionStat]:
         with self._lock:
             stats = [self._stat(s) for s in self._sessions.values()]
@@ -123,6 +128,12 @@ class MemoryStore:
     def stat(self, session_id: str) -> SessionStat:
         with self._lock:
             return self._stat(self._get(session_id))
+
+    def verify(self, session_id: str) -> SessionCheck:
+        """Memory is never damaged: the check counts the records."""
+        with self._lock:
+            stored = self._get(session_id)
+            return SessionCheck(session_id, len(stored.records), self._stat(stored).size, "memory")
 
     def _get(self, session_id: str) -> _Stored:
         try:

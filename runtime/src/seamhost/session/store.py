@@ -69,9 +69,39 @@ class SessionStat:
     size: int
 
 
+@attrs.frozen
+class SessionCheck:
+    """What an integrity check of one stored session found.
+
+    `records` counts the records that read back intact (up to the damage, when there is any).
+    A torn tail (`torn_bytes` past the last complete write, `torn_records` of them recovered) is
+    the normal trace of a crash, not damage; `problem` (with its byte `offset`, when the store
+    knows it) says what is damaged, and is None for an intact session.
+    """
+
+    session_id: str
+    records: int
+    size: int
+    location: str
+    torn_records: int = 0
+    torn_bytes: int = 0
+    problem: str | None = None
+    offset: int | None = None
+
+    @property
+    def intact(self) -> bool:
+        return self.problem is None
+
+
 @runtime_checkable
 class SessionWriter(Protocol):
-    """The exclusive write handle of one session."""
+    """The exclusive write handle of one session.
+
+    `torn_records` is how many records the writer recovered from a torn tail when it opened
+    the session (0 for a new session, or when the tail was whole); repair reports it.
+    """
+
+    torn_records: int
 
     @property
     def header(self) -> SessionHeader: ...
@@ -116,6 +146,14 @@ class SessionStore(Protocol):
 
     def read(self, session_id: str) -> SessionReader: ...
 
+    def ids(self) -> Iterator[str]:
+        """The id of every stored session, including those that cannot be read."""
+        ...
+
     def list(self) -> Iterator[SessionStat]: ...
 
     def stat(self, session_id: str) -> SessionStat: ...
+
+    def verify(self, session_id: str) -> SessionCheck:
+        """Read the whole session; damage is reported in the check, not raised."""
+        ...

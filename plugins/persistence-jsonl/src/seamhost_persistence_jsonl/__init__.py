@@ -1,0 +1,85 @@
+"""seamhost plugin ``persistence-jsonl``: durable session logs as zstd-framed (or plain) JSONL.
+
+It provides ``session/store`` (a :class:`~seamhost_persistence_jsonl.store.JsonlStore`) and
+``session/flush``. Importing this package for its descriptor is cheap: the store and zstandard
+are imported when the plugin is instantiated and first writes or reads.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from seamhost.descriptor import PluginContext, PluginDescriptor
+
+if TYPE_CHECKING:
+    from seamhost_persistence_jsonl.store import JsonlReader, JsonlStore
+    from seamhost_persistence_jsonl.writing import JsonlWriter
+
+CONFIG_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "root": {
+            "type": "string",
+            "minLength": 1,
+            "description": (
+                "Directory holding the sessions (~ expanded; relative to the profile file). "
+                "Default: $SEAMHOST_HOME/sessions, else $XDG_DATA_HOME/seamhost/sessions, "
+                "else ~/.local/share/seamhost/sessions."
+            ),
+        },
+        "compression": {
+            "enum": ["zstd", "none"],
+            "description": (
+                'How new sessions are written: "zstd" (checksummed zstd frames, the default) '
+                'or "none" (plain JSONL). One root holds one encoding.'
+            ),
+        },
+        "level": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 19,
+            "description": "zstd compression level (default 3).",
+        },
+        "batch_window_ms": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 60000,
+            "description": (
+                "Write-behind window in milliseconds (default 200): records appended are "
+                "written together when it closes; a flush does not wait for it."
+            ),
+        },
+    },
+    "additionalProperties": False,
+}
+
+
+def _make_plugin(ctx: PluginContext) -> object:
+    from seamhost_persistence_jsonl.plugin import JsonlPersistence
+
+    return JsonlPersistence(ctx)
+
+
+descriptor = PluginDescriptor(
+    name="persistence-jsonl",
+    factory=_make_plugin,
+    config_schema=CONFIG_SCHEMA,
+    provides=["session/store", "session/flush"],
+    description="Durable session logs as checksummed zstd-framed JSONL (or plain JSONL).",
+)
+
+_EXPORTS = {
+    "JsonlStore": "seamhost_persistence_jsonl.store",
+    "JsonlReader": "seamhost_persistence_jsonl.store",
+    "JsonlWriter": "seamhost_persistence_jsonl.writing",
+}
+
+__all__ = ["CONFIG_SCHEMA", "JsonlReader", "JsonlStore", "JsonlWriter", "descriptor"]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'seamhost_persistence_jsonl' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)

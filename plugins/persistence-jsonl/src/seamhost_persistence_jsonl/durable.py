@@ -1,0 +1,83 @@
+"""Durable file operations: syncing data and directories, publishing without replacing.
+
+Every function raises the `OSError` of the call that failed; callers turn it into a storage
+error that names the session.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from pathlib import Path
+
+_OPEN_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
+# Data and the file size reach the disk; fdatasync skips the timestamps fsync would add.
+sync_data = getattr(os, "fdatasync", os.fsync)
+
+
+def sync_directory(path: Path) -> None:
+    """Make the entries of directory `path` (names created, linked, removed) durable."""
+    fd = os.open(path, _OPEN_DIR)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def make_directories(path: Path) -> None:
+    """Create `path` and its missing parents (mode 0700), each durably linked into its parent."""
+    missing: list[Path] = []
+    probe = path
+    while not probe.is_dir():
+        missing.append(probe)
+        if probe.parent == probe:
+            break
+        probe = probe.parent
+    for directory in reversed(missing):
+        try:
+            os.mkdir(directory, 0o700)
+        except FileExistsError:
+            if not directory.is_dir():
+                raise
+            continue
+        sync_directory(directory.parent)
+
+
+def write_at(fd: int, data: bytes, offset: int) -> None:
+    """Write all of `data` at `offset` (a short write is continued, never left half done)."""
+    view = memoryview(data)
+    while view:
+        written = os.pwrite(fd, view, offset)
+        view = view[written:]
+        offset += written
+
+
+def create_exclusive(path: Path) -> int:
+    """Open a new file for reading and writing, mode 0600; raises if `path` exists."""
+    return os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+
+
+def publish(temp: Path, target: Path, data: bytes) -> int:
+    """Write `data` to the new file `temp`, sync it, link it as `target`; return its open fd.
+
+    `target` is never replaced: when it exists, `FileExistsError` is raised and nothing is
+    published. The directory is synced once the link exists, and `temp` is removed in every
+    case. On failure after the link, the link is undone so that a retry starts afresh.
+    """
+    fd = create_exclusive(temp)
+    try:
+        write_at(fd, data, 0)
+        sync_data(fd)
+        os.link(temp, target)
+        try:
+            sync_directory(target.parent)
+        except OSError:
+            os.unlink(target)
+            raise
+    except BaseException:
+        os.close(fd)
+        raise
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp)
+    return fd

@@ -1,0 +1,202 @@
+"""The on-disk format of persistence-jsonl, version 1, and its encoders.
+
+Files
+=====
+
+One directory per session under the store root::
+
+    <root>/seamhost-sessions.json               root marker: {"format": 1, "encoding": "zstd"}
+    <root>/<escaped id>/session.v1.jsonl.zst    the log, compression = "zstd" (framed)
+    <root>/<escaped id>/session.v1.jsonl        the log, compression = "none" (plain JSONL)
+    <root>/<escaped id>/session.lock            the writer lock; never deleted
+    <root>/<escaped id>/.session.v1.jsonl*.tmp  a first write being published
+
+A session id becomes a directory name by percent-encoding (``%XX``, upper-case hex, of its UTF-8
+bytes) every byte outside ``[A-Za-z0-9._-]``, and a leading ``.``. One root holds one encoding,
+recorded in the root marker when the root's first session is published.
+
+The ``v1`` in the log's name is the layout version. It is the first gate: a reader that finds
+only ``session.vN.*`` with ``N > LAYOUT_VERSION`` refuses the session as *unsupported, upgrade
+seamhost*, before reading a byte of it. The second gate is the ``format`` field of the header
+record (:data:`seamhost.session.store.FORMAT_VERSION`), read before any event record.
+
+Framed log (``session.v1.jsonl.zst``)
+=====================================
+
+A sequence of frames. Every frame is a 36-byte frame header followed by its payload; all
+integers are little-endian::
+
+    offset size  field
+    0      4     SKIPPABLE_MAGIC, 0x184D2A5E: the frame header is a zstd *skippable frame*,
+                 so ``zstd -d`` skips it and decodes the log into plain JSONL
+    4      4     FRAME_INFO.size + FRAME_CHECK.size (28): the skippable frame's length
+    8      1     kind: KIND_HEADER (1) or KIND_RECORDS (2)
+    9      3     zero
+    12     4     payload length n, in bytes
+    16     8     seq of the payload's first record (0 in the header frame)
+    24     4     number of records in the payload
+    28     4     CRC-32 of the payload
+    32     4     CRC-32 of bytes 8..32
+    36     n     payload: one zstd frame, written with its content size and content checksum,
+                 whose content is the records, one JSON document per line, each ending "\\n"
+
+Frame 1 (kind 1) holds exactly one line, the header record (``SessionHeader.to_json()``: format,
+session id, creation time, cwd, bundle identity, durability). Every later frame (kind 2) holds
+event records (DESIGN §4 envelopes) with contiguous seqs continuing the previous frame's. A durable
+batch is one frame; a batch past FRAME_TARGET bytes of JSON is cut into several frames, written
+and synced together, so that a reader never holds more than one frame of about that size.
+
+Reading a framed log from byte 0 to the file's size, frame by frame:
+
+* The header frame is published whole (see below), so any damage to it is corruption.
+* Fewer than 36 bytes left, a frame header that checks out but a payload running past the end of
+  the file, or only zero bytes left (a crash may extend a file before its data lands): this is a
+  **torn tail**, the end of a write that did not finish. The complete records that decode from a
+  torn payload are kept; a writer cuts the torn bytes and writes those records again before its
+  next batch.
+* Otherwise a frame header whose magic, length or CRC is wrong, a payload whose CRC is wrong or
+  that does not decompress, a line that is not an envelope, a record count, kind or seq that
+  does not follow: **corruption**, refused with the frame's byte offset. Because the frame header
+  carries its own CRC, a damaged length can never make a complete frame pass for a torn one and
+  silently drop the frames after it.
+
+Plain log (``session.v1.jsonl``)
+================================
+
+The header record on the first line, then one envelope per line, each line ending ``"\\n"``:
+exactly what ``zstd -d`` makes of a framed log. A last line without its ``"\\n"`` is a torn tail
+(cut by a writer before its next batch); an earlier line that is not an envelope, or a seq that
+does not follow, is corruption. Plain logs carry no checksums: they detect structural damage,
+not a flipped bit inside a string.
+
+Publishing and appending
+========================
+
+A session's first write (its header frame and first batch) goes to a new temp file in the
+session directory (``O_EXCL``, mode 0600), is fsynced, published with ``link()`` (which never
+replaces an existing log), the directory is fsynced and the temp removed. Later batches are
+appended at the end of the last complete frame and synced; when a write or sync fails, the file
+is truncated back to that length and the batch stays pending.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import struct
+import zlib
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    import zstandard
+
+LAYOUT_VERSION = 1
+Encoding = Literal["zstd", "none"]
+ENCODINGS: tuple[Encoding, ...] = ("zstd", "none")
+LOG_NAMES: dict[str, str] = {
+    "zstd": f"session.v{LAYOUT_VERSION}.jsonl.zst",
+    "none": f"session.v{LAYOUT_VERSION}.jsonl",
+}
+LOG_NAME = re.compile(r"^session\.v([0-9]+)\.jsonl(\.zst)?$")
+LOCK_NAME = "session.lock"
+TEMP_SUFFIX = ".tmp"
+ROOT_MARKER = "seamhost-sessions.json"
+
+SKIPPABLE_MAGIC = 0x184D2A5E
+ZSTD_MAGIC = 0xFD2FB528
+FRAME_PREFIX = struct.Struct("<II")  # skippable magic, skippable length
+FRAME_INFO = struct.Struct("<B3xIQII")  # kind, payload length, first seq, count, payload CRC
+FRAME_CHECK = struct.Struct("<I")  # CRC-32 of the packed FRAME_INFO
+FRAME_HEADER_SIZE = FRAME_PREFIX.size + FRAME_INFO.size + FRAME_CHECK.size
+KIND_HEADER = 1
+KIND_RECORDS = 2
+# Content bytes after which a batch is cut into another frame: bounds what a reader holds.
+FRAME_TARGET = 1 << 20
+MAX_PAYLOAD = (1 << 32) - 1
+DEFAULT_LEVEL = 3
+
+
+def _check_constants() -> None:
+    """The layout above, held against the constants that implement it (run at import)."""
+    problems = []
+    if SKIPPABLE_MAGIC & 0xFFFFFFF0 != 0x184D2A50:
+        problems.append("SKIPPABLE_MAGIC is not a zstd skippable-frame magic (0x184D2A5?)")
+    if FRAME_PREFIX.size != 8 or FRAME_INFO.size != 24 or FRAME_CHECK.size != 4:
+        problems.append("the frame header fields do not add up to 8 + 24 + 4 bytes")
+    if FRAME_HEADER_SIZE != 36:
+        problems.append("the frame header is not 36 bytes")
+    if not all(LOG_NAME.match(name) for name in LOG_NAMES.values()):
+        problems.append("a log name does not match LOG_NAME")
+    if LOG_NAME.match(LOG_NAMES["zstd"] + TEMP_SUFFIX) or LOG_NAME.match(LOCK_NAME):
+        problems.append("a temp or lock file name could pass for a log")
+    if FRAME_TARGET >= MAX_PAYLOAD // 2:
+        problems.append("FRAME_TARGET leaves no room for a record past it")
+    if problems:
+        raise ImportError(
+            "persistence-jsonl format constants are inconsistent: " + "; ".join(problems)
+        )
+
+
+_check_constants()
+
+
+def frame_header(kind: int, payload: bytes, first_seq: int, count: int) -> bytes:
+    """The 36-byte header of a frame holding `payload`."""
+    if len(payload) > MAX_PAYLOAD:
+        raise ValueError(f"a frame payload of {len(payload)} bytes does not fit the format")
+    info = FRAME_INFO.pack(kind, len(payload), first_seq, count, zlib.crc32(payload))
+    return (
+        FRAME_PREFIX.pack(SKIPPABLE_MAGIC, FRAME_INFO.size + FRAME_CHECK.size)
+        + info
+        + FRAME_CHECK.pack(zlib.crc32(info))
+    )
+
+
+class LogEncoder:
+    """Turns the header and batches of record lines into the bytes of one log encoding.
+
+    Not thread-safe: a writer uses its encoder from its writing thread only.
+    """
+
+    def __init__(self, encoding: Encoding, level: int = DEFAULT_LEVEL) -> None:
+        self.encoding = encoding
+        self.level = level
+        self._compressor: zstandard.ZstdCompressor | None = None
+
+    def header(self, header_json: bytes) -> bytes:
+        """The bytes that start a log: the header record (a frame of its own when framed)."""
+        line = header_json + b"\n"
+        if self.encoding == "none":
+            return line
+        return self._frame(KIND_HEADER, line, 0, 1)
+
+    def batch(self, lines: Sequence[bytes], first_seq: int) -> bytes:
+        """The bytes of one batch of envelope lines (each without its ``"\\n"``): one frame,
+        or one per FRAME_TARGET bytes of lines."""
+        if self.encoding == "none":
+            return b"\n".join(lines) + b"\n" if lines else b""
+        cuts = [0]
+        size = 0
+        for index, line in enumerate(lines):
+            size += len(line) + 1
+            if size >= FRAME_TARGET:
+                cuts.append(index + 1)
+                size = 0
+        if cuts[-1] < len(lines):
+            cuts.append(len(lines))
+        return b"".join(
+            self._frame(KIND_RECORDS, b"\n".join(lines[a:b]) + b"\n", first_seq + a, b - a)
+            for a, b in itertools.pairwise(cuts)
+        )
+
+    def _frame(self, kind: int, content: bytes, first_seq: int, count: int) -> bytes:
+        if self._compressor is None:
+            import zstandard
+
+            self._compressor = zstandard.ZstdCompressor(
+                level=self.level, write_checksum=True, write_content_size=True
+            )
+        payload = self._compressor.compress(content)
+        return frame_header(kind, payload, first_seq, count) + payload

@@ -1,0 +1,127 @@
+"""A session's log file as its writer holds it: the lock, the descriptor, where frames end.
+
+:meth:`LogFile.publish` makes a new log appear whole or not at all (see
+:func:`~seamhost_persistence_jsonl.durable.publish`); :meth:`LogFile.append` adds whole frames
+and syncs them. Every failure raises a `StorageError` after putting the file back as it was:
+a failed publication leaves no log, a failed append is truncated back to the end of the last
+complete frame (and, should even that fail, the next append truncates first).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import attrs
+
+from seamhost_persistence_jsonl.durable import make_directories, publish, sync_data, write_at
+from seamhost_persistence_jsonl.errors import SessionExists, StorageError, WriteFailed
+from seamhost_persistence_jsonl.locking import FileLock
+
+if TYPE_CHECKING:
+    from seamhost_persistence_jsonl.format import Encoding
+    from seamhost_persistence_jsonl.layout import SessionPaths
+    from seamhost_persistence_jsonl.reading import Tail
+
+
+@attrs.frozen
+class OpenedLog:
+    """A published log opened for writing: its descriptor, its lock, and how it ends."""
+
+    fd: int
+    lock: FileLock
+    tail: Tail
+
+
+class LogFile:
+    """The writer's side of one session log (used by one thread at a time)."""
+
+    def __init__(
+        self,
+        paths: SessionPaths,
+        encoding: Encoding,
+        *,
+        prepare_root: Callable[[], None],
+        opened: OpenedLog | None = None,
+    ) -> None:
+        self.paths = paths
+        self.path = paths.log(encoding)
+        self._encoding = encoding
+        self._prepare_root = prepare_root
+        self._fd = opened.fd if opened else -1
+        self._lock = opened.lock if opened else None
+        self._length = opened.tail.clean_length if opened else 0
+        self._dirty = opened.tail.torn_bytes > 0 if opened else False
+
+    @property
+    def published(self) -> bool:
+        return self._fd >= 0
+
+    def publish(self, data: bytes, count: int) -> None:
+        """Create the log holding `data` (its header frame first), or raise and leave none."""
+        paths = self.paths
+        step = "create the session directory"
+        try:
+            self._prepare_root()
+            make_directories(paths.directory)
+            if self._lock is None:
+                self._lock = FileLock.acquire(paths.lock, paths.session_id)
+            # Holding the lock, no one else is publishing: a temp file left is a crash's.
+            step = "remove stale temp files"
+            for name in os.listdir(paths.directory):
+                if paths.is_temp(name):
+                    os.unlink(paths.directory / name)
+            step = "publish"
+            temp = paths.temp(self._encoding, f"{os.getpid()}.{secrets.token_hex(4)}")
+            try:
+                self._fd = publish(temp, self.path, data)
+            except FileExistsError:
+                raise SessionExists(paths.session_id, str(self.path)) from None
+        except StorageError:
+            raise
+        except OSError as exc:
+            raise self._failed(step, exc, count) from exc
+        self._length = len(data)
+
+    def append(self, data: bytes, count: int) -> None:
+        """Add `data` (whole frames) after the last complete frame and sync it."""
+        offset = self._length
+        step = "truncate"
+        try:
+            if self._dirty:
+                os.ftruncate(self._fd, offset)
+            step = "write"
+            write_at(self._fd, data, offset)
+            step = "sync"
+            sync_data(self._fd)
+        except OSError as exc:
+            self._dirty = True
+            with contextlib.suppress(OSError):  # if this fails too, the next append cuts first
+                os.ftruncate(self._fd, offset)
+                sync_data(self._fd)
+                self._dirty = False
+            raise self._failed(step, exc, count) from exc
+        self._length = offset + len(data)
+        self._dirty = False
+
+    def close(self) -> None:
+        """Close the descriptor and give the lock up (the lock file stays)."""
+        fd, self._fd = self._fd, -1
+        if fd >= 0:
+            os.close(fd)
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
+
+    def forget(self) -> None:
+        """In a fork of the writer's process: close this copy of the descriptor only."""
+        fd, self._fd = self._fd, -1
+        if fd >= 0:
+            os.close(fd)
+
+    def _failed(self, step: str, exc: OSError, count: int) -> WriteFailed:
+        cause = exc.strerror or str(exc)
+        return WriteFailed(self.paths.session_id, str(self.path), step, cause, count)

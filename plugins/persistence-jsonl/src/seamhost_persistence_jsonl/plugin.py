@@ -1,0 +1,59 @@
+"""The plugin object registered with pluggy: it provides ``session/store`` and ``session/flush``.
+
+Building a bundle instantiates it without touching the store's modules or the disk: the store
+is made when the bundle first asks for it (``seamhost profile check`` never does).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from seamhost.hookspecs import hookimpl
+
+if TYPE_CHECKING:
+    from seamhost.descriptor import PluginContext
+    from seamhost.session.session import Session
+    from seamhost_persistence_jsonl.store import JsonlStore
+
+
+class JsonlPersistence:
+    """One store per plugin instance, configured by the profile table."""
+
+    def __init__(self, ctx: PluginContext) -> None:
+        self._config = ctx.config
+        self._profile_path = ctx.profile_path
+        self._event_types = ctx.event_types
+        self._store: JsonlStore | None = None
+
+    @hookimpl
+    def session_store(self) -> JsonlStore:
+        if self._store is None:
+            from seamhost_persistence_jsonl.layout import configured_root
+            from seamhost_persistence_jsonl.store import DEFAULT_WINDOW_MS, JsonlStore
+
+            config = self._config
+            catalog = None
+            if self._event_types:  # plugins add types: readers must accept them
+                from seamhost.session.codec import EventCatalog
+                from seamhost.session.events import CORE_EVENTS
+
+                catalog = EventCatalog((*CORE_EVENTS, *self._event_types))
+            self._store = JsonlStore(
+                configured_root(config.get("root"), self._profile_path),
+                compression=config.get("compression", "zstd"),
+                level=config.get("level", 3),
+                batch_window_ms=config.get("batch_window_ms", DEFAULT_WINDOW_MS),
+                catalog=catalog,
+            )
+        return self._store
+
+    @hookimpl
+    async def session_flush(self, session: Session) -> None:
+        """Return once every record appended to `session` so far is durable in its log."""
+        from seamhost_persistence_jsonl.errors import ForeignSession
+        from seamhost_persistence_jsonl.writing import JsonlWriter
+
+        writer = session.writer
+        if not isinstance(writer, JsonlWriter):
+            raise ForeignSession(session.id, type(writer).__qualname__)
+        await writer.flush()

@@ -1,0 +1,396 @@
+"""Reading a session log: the header gate, then the records, streamed frame by frame.
+
+Implements the reading rules of :mod:`seamhost_persistence_jsonl.format`. A scan holds one frame
+(or one chunk of a plain log) at a time, never the whole file. It tells a torn tail (kept as far
+as it decodes, reported in :attr:`LogScan.tail`) from corruption (raised as `SessionCorrupted`
+with the byte offset). Readers never lock: a scan sees the log as it was when the scan began,
+and a write in progress past that point is just a torn tail to it.
+"""
+
+from __future__ import annotations
+
+import os
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import attrs
+import orjson
+
+from seamhost.session.record import MalformedRecord, Record, parse_envelope
+from seamhost.session.store import FORMAT_VERSION, SessionHeader
+from seamhost_persistence_jsonl.errors import (
+    SessionCorrupted,
+    UnknownRecordType,
+    UnsupportedFormat,
+)
+from seamhost_persistence_jsonl.format import (
+    FRAME_CHECK,
+    FRAME_HEADER_SIZE,
+    FRAME_INFO,
+    FRAME_PREFIX,
+    KIND_HEADER,
+    KIND_RECORDS,
+    SKIPPABLE_MAGIC,
+    Encoding,
+)
+
+if TYPE_CHECKING:
+    from seamhost.session.codec import EventCatalog
+
+# A plain log is read in chunks of this size; a line longer than a chunk grows the buffer.
+PLAIN_CHUNK = 1 << 20
+# Bytes of lines parsed in one call when decoding a frame (bounds what a read holds at once).
+PARSE_CHUNK = 1 << 15
+# Bytes of a plain log's first line read before giving up on finding the header record's end.
+MAX_HEADER_LINE = 1 << 24
+_HEADER_FIELDS: tuple[tuple[str, type], ...] = (
+    ("session_id", str),
+    ("created", int),
+    ("cwd", str),
+    ("bundle", dict),
+    ("durability", dict),
+)
+
+
+@attrs.frozen
+class Tail:
+    """How a log ends: where its last complete write ends, and what follows it."""
+
+    clean_length: int  # a writer appends here (after cutting what follows)
+    size: int  # the bytes the scan looked at
+    torn_records: tuple[Record, ...] = ()  # decoded from a torn frame: to be written again
+
+    @property
+    def torn_bytes(self) -> int:
+        return self.size - self.clean_length
+
+
+class LogScan:
+    """One pass over one session log: `header` at once, then `records()`, then `tail`."""
+
+    def __init__(
+        self,
+        session_id: str,
+        path: Path,
+        encoding: Encoding,
+        catalog: EventCatalog,
+    ) -> None:
+        self.session_id = session_id
+        self.path = path
+        self.encoding = encoding
+        self._known = frozenset(catalog.names())
+        self._fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            self.size = os.fstat(self._fd).st_size
+            if encoding == "zstd":
+                self.header, self._start = self._framed_header()
+            else:
+                self.header, self._start = self._plain_header()
+        except BaseException:
+            self.close()
+            raise
+        self.tail: Tail | None = None
+
+    def close(self) -> None:
+        fd, self._fd = self._fd, -1
+        if fd >= 0:
+            os.close(fd)
+
+    def __enter__(self) -> LogScan:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def records(self) -> Iterator[Record]:
+        """Every record after the header, in seq order; sets `tail` once exhausted.
+
+        The scan closes its file when the iteration ends (or the iterator is dropped).
+        """
+        if self.encoding == "zstd":
+            return self._framed_records()
+        return self._plain_records()
+
+    # -- errors -----------------------------------------------------------------------------
+
+    def corrupted(self, offset: int, problem: str) -> SessionCorrupted:
+        return SessionCorrupted(self.session_id, str(self.path), offset, problem)
+
+    def unknown_type(self, record: Record, offset: int) -> UnknownRecordType:
+        return UnknownRecordType(self.session_id, str(self.path), offset, record.seq, record.type)
+
+    def _parse_header(self, line: bytes) -> SessionHeader:
+        """The header record; its format version is checked before anything else in it."""
+        try:
+            data: Any = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            raise self.corrupted(0, "the header record is not JSON") from None
+        if type(data) is not dict or type(data.get("format")) is not int:
+            raise self.corrupted(0, "the header record has no format version")
+        if data["format"] > FORMAT_VERSION:
+            raise UnsupportedFormat(self.session_id, str(self.path), data["format"], FORMAT_VERSION)
+        for key, kind in _HEADER_FIELDS:
+            if type(data.get(key)) is not kind:
+                problem = f"the header record's {key!r} is missing or not a {kind.__name__}"
+                raise self.corrupted(0, problem)
+        if data["format"] < 1:
+            raise self.corrupted(0, f"the header record's format {data['format']} does not exist")
+        header = SessionHeader.from_json(data)
+        if header.session_id != self.session_id:
+            raise self.corrupted(
+                0, f"the header names session {header.session_id!r}, stored here as another id"
+            )
+        return header
+
+    # -- framed logs ------------------------------------------------------------------------
+
+    def _frame_info(self, offset: int) -> tuple[int, int, int, int, int] | None:
+        """The checked fields of the frame header at `offset`, or None on a torn tail."""
+        head = os.pread(self._fd, FRAME_HEADER_SIZE, offset)
+        if len(head) < FRAME_HEADER_SIZE:
+            return None
+        magic, length = FRAME_PREFIX.unpack_from(head)
+        problem = None
+        if magic != SKIPPABLE_MAGIC:
+            problem = f"no frame header here (magic {magic:#010x})"
+        elif length != FRAME_INFO.size + FRAME_CHECK.size:
+            problem = f"frame header of length {length}"
+        elif zlib.crc32(head[8:32]) != FRAME_CHECK.unpack_from(head, 32)[0]:
+            problem = "frame header checksum mismatch"
+        if problem is not None:
+            if self._only_zeros_from(offset):
+                return None
+            raise self.corrupted(offset, problem)
+        fields: tuple[int, int, int, int, int] = FRAME_INFO.unpack_from(head, 8)
+        return fields
+
+    def _only_zeros_from(self, offset: int) -> bool:
+        while offset < self.size:
+            chunk = os.pread(self._fd, min(PLAIN_CHUNK, self.size - offset), offset)
+            if not chunk:
+                break  # the file shrank under the scan: nothing but zeros was seen
+            if chunk.count(0) != len(chunk):
+                return False
+            offset += len(chunk)
+        return True
+
+    def _framed_header(self) -> tuple[SessionHeader, int]:
+        # The header frame is published whole, so anything short of it is damage, never a tear.
+        info = self._frame_info(0) if self.size >= FRAME_HEADER_SIZE else None
+        if info is None:
+            raise self.corrupted(0, "the header frame is incomplete")
+        kind, length, first, count, crc = info
+        if kind != KIND_HEADER or first != 0 or count != 1:
+            raise self.corrupted(0, "the first frame is not a header frame")
+        if FRAME_HEADER_SIZE + length > self.size:
+            raise self.corrupted(0, "the header frame is incomplete")
+        content = self._payload(0, length, crc)
+        if not content.endswith(b"\n") or content.count(b"\n") != 1:
+            raise self.corrupted(0, "the header frame does not hold exactly one record")
+        return self._parse_header(content[:-1]), FRAME_HEADER_SIZE + length
+
+    def _payload(self, offset: int, length: int, crc: int) -> bytes:
+        payload = os.pread(self._fd, length, offset + FRAME_HEADER_SIZE)
+        if len(payload) != length or zlib.crc32(payload) != crc:
+            raise self.corrupted(offset, "frame checksum mismatch")
+        import zstandard
+
+        try:
+            content: bytes = zstandard.ZstdDecompressor().decompress(payload)
+        except zstandard.ZstdError as exc:
+            raise self.corrupted(offset, f"frame does not decompress: {exc}") from None
+        return content
+
+    def _framed_records(self) -> Iterator[Record]:
+        # This loop runs once per record of every read: it stays lean on purpose.
+        known = self._known
+        offset = self._start
+        expected = 0
+        try:
+            while offset < self.size:
+                info = self._frame_info(offset)
+                if info is None:
+                    self.tail = Tail(offset, self.size)
+                    return
+                kind, length, first, count, crc = info
+                if kind != KIND_RECORDS or count == 0:
+                    raise self.corrupted(offset, f"frame of kind {kind} with {count} records")
+                if first != expected:
+                    problem = f"seq gap: frame starts at seq {first}, not {expected}"
+                    raise self.corrupted(offset, problem)
+                end = offset + FRAME_HEADER_SIZE + length
+                if end > self.size:
+                    torn = self._torn_frame(offset, first, count)
+                    yield from torn
+                    self.tail = Tail(offset, self.size, tuple(torn))
+                    return
+                content = self._payload(offset, length, crc)
+                seq = first
+                last = first + count
+                for chunk in self._decode(content, first, offset):
+                    for record in chunk:
+                        if seq == last:
+                            problem = f"frame holds more than its {count} records"
+                            raise self.corrupted(offset, problem)
+                        if record.seq != seq:
+                            problem = f"seq gap: record seq {record.seq} where {seq} belongs"
+                            raise self.corrupted(offset, problem)
+                        if record.type not in known and not record.ignorable:
+                            raise self.unknown_type(record, offset)
+                        yield record
+                        seq += 1
+                if seq != last:
+                    raise self.corrupted(offset, f"frame holds {seq - first} records, not {count}")
+                del content  # before the next frame is read: one frame in memory at a time
+                expected = first + count
+                offset = end
+            self.tail = Tail(offset, self.size)
+        finally:
+            self.close()
+
+    def _decode(self, content: bytes, first: int, offset: int) -> Iterator[list[Record]]:
+        """The records of a complete frame's content, parsed a chunk of lines at a time.
+
+        A chunk of lines is parsed as one JSON array (one call instead of one per line); any
+        line that does not plainly hold an envelope sends its chunk through the kernel's
+        `parse_envelope`, line by line, which accepts it or says what is wrong with it.
+        """
+        if not content.endswith(b"\n"):
+            raise self.corrupted(offset, "the frame's content does not end with a line break")
+        seq = first
+        start = 0
+        end = len(content) - 1
+        while start <= end:
+            stop = content.find(b"\n", start + PARSE_CHUNK)
+            chunk = content[start : stop if stop >= 0 else end]
+            start = (stop if stop >= 0 else end) + 1
+            records = _chunk_records(chunk)
+            if records is None:
+                records = [
+                    self._line_record(line, seq + index, offset)
+                    for index, line in enumerate(chunk.split(b"\n"))
+                ]
+            seq += len(records)
+            yield records
+
+    def _line_record(self, line: bytes, seq: int, offset: int) -> Record:
+        try:
+            return parse_envelope(line)
+        except MalformedRecord as exc:
+            raise self.corrupted(offset, f"record seq {seq} is broken: {exc.problem}") from None
+
+    def _torn_frame(self, offset: int, first: int, count: int) -> list[Record]:
+        """The complete records that decode from the torn frame at `offset` (maybe none)."""
+        import zstandard
+
+        partial = os.pread(self._fd, self.size - offset, offset + FRAME_HEADER_SIZE)
+        try:
+            content = zstandard.ZstdDecompressor().decompressobj().decompress(partial)
+        except zstandard.ZstdError:
+            return []
+        records: list[Record] = []
+        start = 0
+        for seq in range(first, first + count):
+            end = content.find(b"\n", start)
+            if end < 0:
+                break
+            try:
+                record = parse_envelope(content[start:end])
+            except MalformedRecord:
+                break
+            if record.seq != seq:
+                break
+            if record.type not in self._known and not record.ignorable:
+                raise self.unknown_type(record, offset)
+            records.append(record)
+            start = end + 1
+        return records
+
+    # -- plain logs -------------------------------------------------------------------------
+
+    def _plain_header(self) -> tuple[SessionHeader, int]:
+        buffer = b""
+        while b"\n" not in buffer:
+            if len(buffer) >= min(self.size, MAX_HEADER_LINE):
+                raise self.corrupted(0, "the header record's line is incomplete")
+            chunk = os.pread(self._fd, PLAIN_CHUNK, len(buffer))
+            if not chunk:
+                raise self.corrupted(0, "the header record's line is incomplete")
+            buffer += chunk
+        end = buffer.index(b"\n")
+        return self._parse_header(buffer[:end]), end + 1
+
+    def _plain_records(self) -> Iterator[Record]:
+        known = self._known
+        expected = 0
+        offset = self._start  # the file offset of buffer[0]
+        buffer = b""
+        position = offset
+        try:
+            while True:
+                chunk = os.pread(self._fd, min(PLAIN_CHUNK, self.size - position), position)
+                position += len(chunk)
+                if chunk:
+                    buffer = buffer + chunk if buffer else chunk
+                start = 0
+                while True:
+                    stop = buffer.find(b"\n", start)
+                    if stop < 0:
+                        break
+                    line_offset = offset + start
+                    try:
+                        record = parse_envelope(buffer[start:stop])
+                    except MalformedRecord as exc:
+                        problem = f"line is not a record: {exc.problem}"
+                        raise self.corrupted(line_offset, problem) from None
+                    if record.seq != expected:
+                        problem = f"seq gap: record seq {record.seq} where {expected} belongs"
+                        raise self.corrupted(line_offset, problem)
+                    if record.type not in known and not record.ignorable:
+                        raise self.unknown_type(record, line_offset)
+                    yield record
+                    expected += 1
+                    start = stop + 1
+                buffer = buffer[start:]
+                offset += start
+                if not chunk or position >= self.size:
+                    break
+            self.tail = Tail(offset, offset + len(buffer))
+        finally:
+            self.close()
+
+
+def _chunk_records(chunk: bytes) -> list[Record] | None:
+    """The records of `chunk` (envelope lines joined by "\\n") when every line plainly holds one.
+
+    The lines are parsed as one JSON array: a record's line never holds a raw line break, so
+    each becomes one element. None when the chunk does not parse into exactly one plain
+    envelope object per line; the caller then lets `parse_envelope` judge each line.
+    """
+    try:
+        parsed = orjson.loads(b"[" + chunk.replace(b"\n", b",") + b"]")
+    except orjson.JSONDecodeError:
+        return None
+    if len(parsed) != chunk.count(b"\n") + 1:
+        return None
+    records = []
+    for obj in parsed:
+        if type(obj) is not dict:
+            return None
+        ignorable = len(obj) == 5 and obj.get("ignorable") is True
+        seq, type_, time, data = obj.get("seq"), obj.get("type"), obj.get("time"), obj.get("data")
+        if not (
+            len(obj) == 4 + ignorable
+            and type(seq) is int
+            and seq >= 0
+            and type(type_) is str
+            and type_
+            and type(time) is int
+            and time >= 0
+            and type(data) is dict
+        ):
+            return None
+        records.append(Record(seq, type_, time, plain=data, ignorable=ignorable))
+    return records

@@ -1,0 +1,266 @@
+"""The persistence-jsonl store: sessions as framed (or plain) JSONL logs under a root directory.
+
+Nothing touches the disk before a session's first write: creating a store or a session is free,
+and listing a root that does not exist yet lists nothing. Listing and stat read each session's
+header frame only; reading streams the records; writers are exclusive (see
+:mod:`~seamhost_persistence_jsonl.locking`). The format is in
+:mod:`~seamhost_persistence_jsonl.format`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import orjson
+
+from seamhost.session.store import SessionCheck, SessionHeader, SessionStat
+from seamhost_persistence_jsonl import locking
+from seamhost_persistence_jsonl.durable import make_directories, publish
+from seamhost_persistence_jsonl.errors import (
+    MixedEncoding,
+    SessionCorrupted,
+    SessionExists,
+    StorageError,
+)
+from seamhost_persistence_jsonl.format import (
+    DEFAULT_LEVEL,
+    ENCODINGS,
+    LAYOUT_VERSION,
+    ROOT_MARKER,
+    Encoding,
+    LogEncoder,
+)
+from seamhost_persistence_jsonl.layout import SessionPaths, unescape_id
+from seamhost_persistence_jsonl.logfile import OpenedLog
+from seamhost_persistence_jsonl.reading import LogScan
+from seamhost_persistence_jsonl.writing import JsonlWriter
+
+if TYPE_CHECKING:
+    from seamhost.session.codec import EventCatalog
+    from seamhost.session.record import Record
+
+DEFAULT_WINDOW_MS = 200
+
+
+class JsonlReader:
+    """A lock-free view of one stored session; each `records()` call streams the log afresh."""
+
+    def __init__(
+        self, session_id: str, path: Path, encoding: Encoding, catalog: EventCatalog
+    ) -> None:
+        self._args = (session_id, path, encoding, catalog)
+        with LogScan(*self._args) as scan:
+            self._header = scan.header
+
+    @property
+    def header(self) -> SessionHeader:
+        return self._header
+
+    def records(self) -> Iterator[Record]:
+        return LogScan(*self._args).records()
+
+
+class JsonlStore:
+    """Sessions stored under `root`, one directory each.
+
+    `compression` is the encoding new sessions are written in (``"zstd"``, framed, or
+    ``"none"``, plain JSONL); a root holds one encoding. `level` is the zstd level,
+    `batch_window_ms` the write-behind window. `catalog` knows the event types a reader accepts
+    (default: the core types); a record of another type must be marked ignorable.
+    """
+
+    name = "persistence-jsonl"
+    durable = True
+
+    def __init__(
+        self,
+        root: str | os.PathLike[str],
+        *,
+        compression: Encoding = "zstd",
+        level: int = DEFAULT_LEVEL,
+        batch_window_ms: int = DEFAULT_WINDOW_MS,
+        catalog: EventCatalog | None = None,
+    ) -> None:
+        if compression not in ENCODINGS:
+            raise ValueError(f"compression must be one of {ENCODINGS}, not {compression!r}")
+        if batch_window_ms < 0:
+            raise ValueError("batch_window_ms must not be negative")
+        if not 1 <= level <= 22:
+            raise ValueError(f"level must be a zstd level from 1 to 22, not {level}")
+        self.root = Path(root)
+        self.encoding: Encoding = compression
+        self.level = level
+        self.window = batch_window_ms / 1000
+        self._catalog = catalog
+
+    def __repr__(self) -> str:
+        return f"JsonlStore({str(self.root)!r}, compression={self.encoding!r})"
+
+    @property
+    def catalog(self) -> EventCatalog:
+        if self._catalog is None:
+            from seamhost.session.codec import core_catalog
+
+            self._catalog = core_catalog()
+        return self._catalog
+
+    # -- writers ----------------------------------------------------------------------------
+
+    def create(self, header: SessionHeader) -> JsonlWriter:
+        """A writer for a new session. Writes nothing: the first flush or batch publishes it."""
+        paths = SessionPaths.of(self.root, header.session_id)
+        claim = locking.claim(paths.directory, header.session_id)
+        try:
+            self._check_root_encoding()
+            found = paths.find_log()
+            if found is not None:
+                raise SessionExists(header.session_id, str(found[0]))
+        except BaseException:
+            locking.release(claim)
+            raise
+        return self._writer(paths, header, claim)
+
+    def open(self, session_id: str) -> JsonlWriter:
+        """The writer of a stored session, with its records; cuts nothing until it writes."""
+        paths = SessionPaths.of(self.root, session_id)
+        claim = locking.claim(paths.directory, session_id)
+        lock: locking.FileLock | None = None
+        fd = -1
+        try:
+            path, encoding = paths.require_log()
+            if encoding != self.encoding:
+                raise MixedEncoding(str(self.root), encoding, self.encoding)
+            self._check_root_encoding()
+            lock = locking.FileLock.acquire(paths.lock, session_id)
+            for name in os.listdir(paths.directory):
+                if paths.is_temp(name):
+                    os.unlink(paths.directory / name)
+            scan = LogScan(session_id, path, encoding, self.catalog)
+            existing = list(scan.records())
+            assert scan.tail is not None  # set once records() is exhausted
+            fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
+        except BaseException:
+            if lock is not None:
+                lock.release()
+            locking.release(claim)
+            raise
+        opened = OpenedLog(fd, lock, scan.tail)
+        return self._writer(paths, scan.header, claim, existing, opened)
+
+    def _writer(
+        self,
+        paths: SessionPaths,
+        header: SessionHeader,
+        claim: str,
+        existing: list[Record] | None = None,
+        opened: OpenedLog | None = None,
+    ) -> JsonlWriter:
+        return JsonlWriter(
+            paths,
+            header,
+            encoder=LogEncoder(self.encoding, self.level),
+            window=self.window,
+            claim=claim,
+            prepare_root=self._prepare_root,
+            existing=existing or (),
+            opened=opened,
+        )
+
+    # -- readers ----------------------------------------------------------------------------
+
+    def read(self, session_id: str) -> JsonlReader:
+        paths = SessionPaths.of(self.root, session_id)
+        path, encoding = paths.require_log()
+        return JsonlReader(session_id, path, encoding, self.catalog)
+
+    def ids(self) -> Iterator[str]:
+        """The id of every published session under the root (unreadable ones included)."""
+        try:
+            with os.scandir(self.root) as scan:
+                names = sorted(entry.name for entry in scan if entry.is_dir())
+        except FileNotFoundError:
+            return
+        for name in names:
+            session_id = unescape_id(name)
+            if session_id is None:
+                continue
+            try:
+                published = SessionPaths.of(self.root, session_id).find_log() is not None
+            except StorageError:
+                published = True  # stored, in a form this version cannot read: stat says why
+            if published:
+                yield session_id
+
+    def list(self) -> Iterator[SessionStat]:
+        """A stat of every session, oldest first; raises on a session it cannot read."""
+        stats = [self.stat(session_id) for session_id in self.ids()]
+        return iter(sorted(stats, key=lambda s: (s.header.created, s.header.session_id)))
+
+    def stat(self, session_id: str) -> SessionStat:
+        """The header and size of a session, from its header frame only."""
+        path, encoding = SessionPaths.of(self.root, session_id).require_log()
+        with LogScan(session_id, path, encoding, self.catalog) as scan:
+            return SessionStat(scan.header, str(path), scan.size)
+
+    def verify(self, session_id: str) -> SessionCheck:
+        """Read a whole session and report what is intact, torn or corrupted."""
+        path, encoding = SessionPaths.of(self.root, session_id).require_log()
+        count = 0
+        size = 0
+        try:
+            with LogScan(session_id, path, encoding, self.catalog) as scan:
+                size = scan.size
+                for _ in scan.records():
+                    count += 1
+                tail = scan.tail
+        except SessionCorrupted as exc:
+            return SessionCheck(
+                session_id,
+                count,
+                size or path.stat().st_size,
+                str(path),
+                problem=exc.problem,
+                offset=exc.offset,
+            )
+        assert tail is not None  # set once records() is exhausted
+        return SessionCheck(
+            session_id,
+            count,
+            size,
+            str(path),
+            torn_records=len(tail.torn_records),
+            torn_bytes=tail.torn_bytes,
+        )
+
+    # -- the root ---------------------------------------------------------------------------
+
+    def _check_root_encoding(self) -> None:
+        found = self._root_encoding()
+        if found is not None and found != self.encoding:
+            raise MixedEncoding(str(self.root), found, self.encoding)
+
+    def _root_encoding(self) -> str | None:
+        """The encoding the root marker records, or None (no marker, or not one of ours)."""
+        try:
+            data = orjson.loads((self.root / ROOT_MARKER).read_bytes())
+        except (FileNotFoundError, NotADirectoryError, orjson.JSONDecodeError):
+            return None
+        encoding = data.get("encoding") if isinstance(data, dict) else None
+        return encoding if encoding in ENCODINGS else None
+
+    def _prepare_root(self) -> None:
+        """Create the root and its marker before a session's first write (writing thread)."""
+        make_directories(self.root)
+        marker = self.root / ROOT_MARKER
+        if not marker.exists():
+            body = orjson.dumps({"format": LAYOUT_VERSION, "encoding": self.encoding}) + b"\n"
+            temp = self.root / f".{ROOT_MARKER}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+            # When another writer published it first, it is checked below like any other.
+            with contextlib.suppress(FileExistsError):
+                os.close(publish(temp, marker, body))
+        self._check_root_encoding()

@@ -1,0 +1,255 @@
+"""The write path: lazy publication, the write-behind window, flushes, failed writes, close."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from seamhost_persistence_jsonl.errors import MixedEncoding, SessionExists, WriterClosed
+from seamhost_persistence_jsonl.store import JsonlStore
+
+from seamhost.session.session import Session
+from seamhost.testing.persistence import append_all, make_header, sample_events
+from tests.persistence_jsonl.conftest import flush, frame_spans, write_session
+
+
+def stored_seqs(store: JsonlStore, session_id: str = "s-1") -> list[int]:
+    try:
+        return [r.seq for r in store.read(session_id).records()]
+    except LookupError:
+        return []
+
+
+def wait_until(predicate: object, timeout: float = 10.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():  # type: ignore[operator]
+            return True
+        time.sleep(0.005)
+    return False
+
+
+def test_creating_a_session_writes_nothing(root: Path) -> None:
+    store = JsonlStore(root, batch_window_ms=60_000)
+    session = Session(store.create(make_header("s-1")))
+    session.append_data("turn/start", {"turn": 1})
+    assert not root.exists()
+    assert list(store.ids()) == []
+    with pytest.raises(LookupError, match="no session 's-1'"):
+        store.read("s-1")
+    session.writer.close()
+    assert stored_seqs(store) == [0]  # close wrote what was queued
+
+
+def test_closing_an_empty_session_leaves_nothing(root: Path) -> None:
+    JsonlStore(root).create(make_header("s-1")).close()
+    assert not root.exists()
+
+
+def test_an_explicit_flush_publishes_a_header_only_log(store: JsonlStore, root: Path) -> None:
+    writer = store.create(make_header("s-1"))
+    asyncio.run(writer.flush())
+    writer.close()
+    assert store.read("s-1").header == make_header("s-1")
+    assert stored_seqs(store) == []
+    assert sorted(os.listdir(root / "s-1")) == ["session.lock", "session.v1.jsonl.zst"]
+
+
+def test_publishing_never_replaces_a_log(store: JsonlStore, root: Path, tmp_path: Path) -> None:
+    writer = store.create(make_header("s-1"))
+    session = Session(writer)
+    append_all(session, sample_events())
+    # Another writer (here: a log copied in place) publishes the same id first.
+    other, _ = write_session(JsonlStore(tmp_path / "elsewhere"), "s-1", batches=2)
+    (root / "s-1").mkdir(parents=True)
+    target = root / "s-1" / other.name
+    target.write_bytes(other.read_bytes())
+    with pytest.raises(SessionExists, match="already exists"):
+        flush(session)
+    assert target.read_bytes() == other.read_bytes()
+    assert writer.status().pending == len(sample_events())
+    assert [p for p in os.listdir(root / "s-1") if p.endswith(".tmp")] == []
+    with pytest.raises(SessionExists):
+        session.close()
+
+
+def test_the_window_writes_without_a_flush(root: Path) -> None:
+    store = JsonlStore(root, batch_window_ms=100)
+    session = Session(store.create(make_header("s-1")))
+    session.append_data("turn/start", {"turn": 1})
+    assert wait_until(lambda: stored_seqs(store) == [0])
+    session.close()
+
+
+def test_the_window_is_not_reset_by_later_records(root: Path) -> None:
+    store = JsonlStore(root, batch_window_ms=200)
+    session = Session(store.create(make_header("s-1")))
+    written_while_appending = False
+    for step in range(25):  # ~1 s of records every 40 ms: each would reset a resetting window
+        session.append_data("step/start", {"turn": 1, "step": step})
+        written_while_appending = written_while_appending or bool(stored_seqs(store))
+        time.sleep(0.04)
+    assert written_while_appending
+    session.close()
+    assert stored_seqs(store) == list(range(25))
+    assert len(frame_spans(Path(store.stat("s-1").location))) > 2
+
+
+def test_a_flush_does_not_wait_for_the_window(root: Path) -> None:
+    store = JsonlStore(root, batch_window_ms=600_000)
+    session = Session(store.create(make_header("s-1")))
+    append_all(session, sample_events())
+    asyncio.run(asyncio.wait_for(session.writer.flush(), timeout=60))
+    assert stored_seqs(store) == list(range(len(sample_events())))
+    session.close()
+
+
+def test_a_flush_leaves_the_event_loop_running(store: JsonlStore) -> None:
+    session = Session(store.create(make_header("s-1")))
+    for index in range(400):
+        session.append_data(
+            "vendor/blob", {"i": index, "pad": os.urandom(20_000).hex()}, ignorable=True
+        )
+    ticks = 0
+
+    async def ticker() -> None:
+        nonlocal ticks
+        while True:
+            await asyncio.sleep(0)
+            ticks += 1
+
+    async def main() -> None:
+        task = asyncio.create_task(ticker())
+        await session.writer.flush()
+        task.cancel()
+
+    asyncio.run(main())
+    session.close()
+    assert ticks > 0  # the loop ran other work while 16 MB were compressed, written and synced
+    assert len(stored_seqs(store)) == 400
+
+
+def test_a_cancelled_flush_does_not_lose_records(store: JsonlStore) -> None:
+    session = Session(store.create(make_header("s-1")))
+    append_all(session, sample_events())
+
+    async def main() -> None:
+        task = asyncio.create_task(session.writer.flush())
+        await asyncio.sleep(0)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        await session.writer.flush()
+
+    asyncio.run(main())
+    session.close()
+    assert stored_seqs(store) == list(range(len(sample_events())))
+
+
+def test_a_closed_writer_refuses_work(store: JsonlStore) -> None:
+    writer = store.create(make_header("s-1"))
+    writer.close()
+    writer.close()  # closing twice is harmless
+    with pytest.raises(WriterClosed, match="open the session again"):
+        Session(writer).append_data("turn/start", {"turn": 1})
+    with pytest.raises(WriterClosed):
+        asyncio.run(writer.flush())
+
+
+def test_status_follows_the_batches(root: Path) -> None:
+    store = JsonlStore(root, batch_window_ms=600_000)
+    writer = store.create(make_header("s-1"))
+    session = Session(writer)
+    assert (writer.status().published, writer.status().pending) == (False, 0)
+    append_all(session, sample_events())
+    assert writer.status().pending == len(sample_events())
+    flush(session)
+    status = writer.status()
+    assert (status.published, status.pending, status.durable) == (True, 0, len(sample_events()))
+    session.close()
+
+
+# A child process under RLIMIT_FSIZE: writes past the limit fail with EFBIG, as on a full disk.
+FAILING_WRITES = """
+import asyncio, json, os, resource, signal, sys, time
+from seamhost.session.session import Session
+from seamhost.testing.persistence import make_header
+from seamhost_persistence_jsonl.errors import WriteFailed
+from seamhost_persistence_jsonl.store import JsonlStore
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+root, first_write_fails = sys.argv[1], sys.argv[2] == "publish"
+soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+store = JsonlStore(root, batch_window_ms=50)
+writer = store.create(make_header("s-1"))
+session = Session(writer)
+report = {}
+def blob(n):
+    for _ in range(n):
+        session.append_data("vendor/blob", {"pad": os.urandom(3000).hex()}, ignorable=True)
+def flush():
+    try:
+        asyncio.run(writer.flush())
+        return None
+    except WriteFailed as exc:
+        return exc.operation
+if not first_write_fails:
+    blob(2)
+    report["first"] = flush()
+log = store.root / "s-1" / "session.v1.jsonl.zst"
+size = log.stat().st_size if log.exists() else 0
+resource.setrlimit(resource.RLIMIT_FSIZE, (size + 4096, hard))
+blob(20)
+report["failed"] = flush()
+report["size_kept"] = (log.stat().st_size if log.exists() else 0) == size
+report["pending"] = writer.status().pending
+report["leftovers"] = sorted(os.listdir(store.root / "s-1"))
+blob(1)  # a new event: one background retry after its window, which fails again
+time.sleep(0.5)
+report["after_event"] = writer.status().failed_attempts
+time.sleep(0.5)  # no timer retries while nothing new arrives
+report["later"] = writer.status().failed_attempts
+resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+report["retried"] = flush()
+session.close()
+report["stored"] = [r.seq for r in store.read("s-1").records()]
+report["expected"] = list(range(session.next_seq))
+print(json.dumps(report))
+"""
+
+
+@pytest.mark.parametrize("which", ["append", "publish"])
+def test_a_failed_write_is_cut_back_and_kept_pending(tmp_path: Path, which: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", FAILING_WRITES, str(tmp_path / "root"), which],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["failed"] == ("write" if which == "append" else "publish")
+    assert report["size_kept"], "the log was not truncated back to its last complete frame"
+    assert report["pending"] == 20
+    if which == "publish":
+        assert report["leftovers"] == ["session.lock"]  # no temp file, no log
+    assert report["after_event"] == 2
+    assert report["later"] == 2
+    assert report["retried"] is None
+    assert report["stored"] == report["expected"]
+
+
+def test_one_root_holds_one_encoding(root: Path) -> None:
+    write_session(JsonlStore(root), "framed")
+    plain = JsonlStore(root, compression="none")
+    with pytest.raises(MixedEncoding, match='set compression = "zstd"'):
+        plain.create(make_header("plain"))
+    with pytest.raises(MixedEncoding):
+        plain.open("framed")
+    assert [r.seq for r in plain.read("framed").records()][:2] == [0, 1]  # reading is fine
