@@ -12,10 +12,16 @@ fails closed:
 * a request outside an open turn, or an audit append that fails → not allowed.
 
 There is no mode in which ``ask`` turns into allow.
+
+The plugin that provides the service may give it `explain`: called once for every request the
+chain was asked (never under policy ``never``), after the chain settled, with the plugin that
+answered (``None`` when nobody did); what it returns is added to the decision's message, so the
+log says which rule or person decided, or which answerers were tried and what to configure.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import attrs
@@ -78,11 +84,15 @@ class ApprovalService:
     """Asks the answerer chain of `seams`, with the audit pair around it.
 
     `default_policy` applies until the session records an ``approval/policy`` event; `timeout`
-    bounds the whole answerer chain (``None``: no bound).
+    bounds the whole answerer chain (``None``: no bound); `explain(request, answerer)` adds the
+    provider's account of a request to the decision's message (see the module docstring).
     """
 
     default_policy: str = "ask"
     timeout: float | None = None
+    explain: Callable[[ApprovalRequest, str | None], str | None] | None = attrs.field(
+        default=None, eq=False
+    )
 
     async def request(
         self,
@@ -95,7 +105,8 @@ class ApprovalService:
         escalation: SandboxMode | None = None,
         justification: str | None = None,
     ) -> ApprovalDecision:
-        approval_id = f"approval-{call.call_id}"
+        # The seq the question will take makes the id unique even when a model reuses a call id.
+        approval_id = f"approval-{call.call_id}-{session.next_seq}"
         if not turn_open:
             return ApprovalDecision(
                 approval_id,
@@ -187,19 +198,35 @@ class ApprovalService:
         try:
             answer = await asyncio.wait_for(seams.approval_request(request), self.timeout)
         except TimeoutError:
+            account = self._account(request, None)
             return (
                 ApprovalOutcome.UNAVAILABLE,
                 None,
                 f"no answer within {self.timeout:g}s (tried: "
-                f"{', '.join(seams.implementers('approval/request'))}); refused",
+                f"{', '.join(seams.implementers('approval/request'))}); refused"
+                + (f"; {account}" if account else ""),
             )
         if answer.answer is None:
             tried = "; ".join(answer.notes) or "nobody answered"
+            advice = self._account(request, None) or (
+                "configure an answerer that can answer here (a matching rule for headless "
+                "runs, or a terminal)"
+            )
             return (
                 ApprovalOutcome.UNAVAILABLE,
                 answer.plugin,
-                f"no answerer gave an answer ({tried}); configure an answerer that can answer "
-                "here (a matching rule for headless runs, or a terminal)",
+                f"no answerer gave an answer ({tried}); {advice}",
             )
         outcome: ApprovalOutcome = answer.answer
-        return outcome, answer.plugin, f"{outcome} by {answer.plugin}"
+        account = self._account(request, answer.plugin)
+        message = f"{outcome} by {answer.plugin}" + (f": {account}" if account else "")
+        return outcome, answer.plugin, message
+
+    def _account(self, request: ApprovalRequest, answerer: str | None) -> str | None:
+        """What `explain` says about `request`; a failing `explain` only loses the detail."""
+        if self.explain is None:
+            return None
+        try:
+            return self.explain(request, answerer)
+        except Exception:
+            return None

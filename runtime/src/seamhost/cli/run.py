@@ -17,7 +17,7 @@ from seamhost.exitcodes import ExitCode
 if TYPE_CHECKING:
     from seamhost.agent import Agent, TurnOutcome
     from seamhost.bundle import Bundle
-    from seamhost.cli.transcript import Transcript
+    from seamhost.cli.timeline import Timeline
     from seamhost.scenario import Scenario
     from seamhost.session.record import Record
     from seamhost.session.session import Session
@@ -91,7 +91,7 @@ def run(
     from seamhost.agent import Agent
     from seamhost.bundle import build_bundle
     from seamhost.cli.output import console
-    from seamhost.cli.transcript import Transcript
+    from seamhost.cli.timeline import Timeline
     from seamhost.errors import ConfigError
     from seamhost.profile import resolve_profile
     from seamhost.scenario import load_scenario
@@ -115,7 +115,7 @@ def run(
         )
     out = console()
     err = console(stderr=True)
-    transcript = Transcript(out)
+    transcript = Timeline(out)
     if resume_id is not None:
         session, root = _resume(bundle, resume_id, workspace, transcript, quiet=as_json)
     else:
@@ -150,7 +150,7 @@ def run(
 
 
 def _resume(
-    bundle: Bundle, session_id: str, workspace: Path | None, transcript: Transcript, *, quiet: bool
+    bundle: Bundle, session_id: str, workspace: Path | None, transcript: Timeline, *, quiet: bool
 ) -> tuple[Session, Path]:
     """Open (and repair) a stored session, showing what repair closed."""
     from seamhost.sessions import open_session
@@ -158,7 +158,7 @@ def _resume(
     session, plan = open_session(bundle, session_id)
     root = (workspace or Path(session.header.cwd)).resolve()
     if not quiet:
-        out = transcript.console
+        out = transcript.out
         out.print(
             f"[bold]resumed[/bold] {session.id}  profile {bundle.profile.name}  workspace {root}"
         )
@@ -169,7 +169,7 @@ def _resume(
                 transcript(record)
     changes = _identity_changes(session.header.bundle, bundle.snapshot.to_json())
     if changes:
-        transcript.console.print(
+        transcript.out.print(
             f"[yellow]note[/yellow]: the session continues with other plugins or tools than "
             f"wrote it: {'; '.join(changes)}",
             highlight=False,

@@ -1,14 +1,14 @@
-"""``seamhost session ls|show|verify``: list, render and check stored sessions.
+"""``seamhost session ls|show|verify|repair``: list, render, check and repair stored sessions.
 
 The store is the ``session/store`` provider of a profile's bundle (``--profile``, default
-``default``), or a persistence-jsonl root given directly (``--root``). Sessions are only read:
-these commands never take a writer's lock, so they work on a live or crashed session alike.
+``default``), or a persistence-jsonl root given directly (``--root``). ``ls``, ``show`` and
+``verify`` only read: they never take a writer's lock, so they work on a live or crashed session
+alike. ``repair`` takes the lock, so a session a live writer holds is refused, never repaired.
 """
 
 from __future__ import annotations
 
 import sys
-import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -16,14 +16,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from seamhost.cli.output import console, emit_json
+from seamhost.cli.timeline import Timeline, esc, format_time, header_json
 from seamhost.errors import ConfigError, PluginLoadError, PluginNotInstalled, SeamhostError
 from seamhost.exitcodes import ExitCode
 
 if TYPE_CHECKING:
-    from rich.console import Console
-
-    from seamhost.session.record import Record
-    from seamhost.session.store import SessionCheck, SessionHeader, SessionStore
+    from seamhost.repair import RepairPlan
+    from seamhost.session.store import SessionCheck, SessionStore
 
 JSONL_PLUGIN = "persistence-jsonl"
 JSONL_DISTRIBUTION = "seamhost-persistence-jsonl"
@@ -106,7 +105,7 @@ def jsonl_store(root: Path) -> SessionStore:
 
 @click.group()
 def session() -> None:
-    """List, show and verify stored sessions."""
+    """List, show, verify and repair stored sessions."""
 
 
 @session.command("ls")
@@ -169,7 +168,11 @@ def show(session_id: str, root: Path | None, profile_ref: str, as_json: bool) ->
             out.write(record.envelope() + b"\n")
         out.flush()
         return
-    Timeline(console()).render(reader.header, reader.records())
+    from seamhost.repair import plan_repair
+
+    records = list(reader.records())
+    plan = plan_repair(reader.header, records)
+    Timeline(console()).render(reader.header, records, repair=plan)
 
 
 @session.command()
@@ -215,7 +218,7 @@ def verify(
         for check in checks:
             out.print(describe_check(check), highlight=False)
         for sid, error in failures:
-            out.print(f"[red]? {_esc(sid)}[/red]: {_esc(error)}")
+            out.print(f"[red]? {esc(sid)}[/red]: {esc(error)}")
         if every and not ids:
             out.print("no sessions stored")
     if any(not c.intact for c in checks):
@@ -229,19 +232,6 @@ def verify(
 # --------------------------------------------------------------------------------------------
 
 
-def header_json(header: SessionHeader) -> dict[str, Any]:
-    bundle = header.bundle
-    return {
-        "session_id": header.session_id,
-        "created": header.created,
-        "cwd": header.cwd,
-        "profile": bundle.get("profile"),
-        "bundle_digest": bundle.get("digest"),
-        "barriers": header.barriers,
-        "format": header.format,
-    }
-
-
 def check_json(check: SessionCheck) -> dict[str, Any]:
     import attrs
 
@@ -249,12 +239,12 @@ def check_json(check: SessionCheck) -> dict[str, Any]:
 
 
 def describe_check(check: SessionCheck) -> str:
-    sid = _esc(check.session_id)
+    sid = esc(check.session_id)
     if not check.intact:
         where = f" at byte {check.offset}" if check.offset is not None else ""
         return (
-            f"[red]✗ {sid}[/red]: corrupted{where} of {_esc(check.location)}: "
-            f"{_esc(check.problem or '')}; {check.records} record(s) before it are intact"
+            f"[red]✗ {sid}[/red]: corrupted{where} of {esc(check.location)}: "
+            f"{esc(check.problem or '')}; {check.records} record(s) before it are intact"
         )
     text = f"[green]✓ {sid}[/green]: {check.records} record(s), {format_size(check.size)}"
     if check.torn_bytes:
@@ -263,10 +253,6 @@ def describe_check(check: SessionCheck) -> str:
             f"({check.torn_records} record(s) recovered from it), cut by the next writer"
         )
     return text
-
-
-def format_time(ms: int) -> str:
-    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ms / 1000))
 
 
 def format_size(size: int) -> str:
@@ -289,146 +275,93 @@ def progress(items: list[str], label: str, *, enabled: bool) -> Iterable[str]:
     yield from track(items, description=label, console=err, transient=True)
 
 
-def _esc(text: str) -> str:
-    from rich.markup import escape
+@session.command()
+@click.argument("session_id", metavar="ID", required=False)
+@click.option("--all", "every", is_flag=True, help="Repair every stored session that needs it.")
+@click.option("--dry-run", is_flag=True, help="Show what repair would add; write nothing.")
+@store_options
+@click.option("--json", "as_json", is_flag=True, help="Print what was (or would be) added as JSON.")
+@click.pass_context
+def repair(
+    ctx: click.Context,
+    *,
+    session_id: str | None,
+    every: bool,
+    dry_run: bool,
+    root: Path | None,
+    profile_ref: str,
+    as_json: bool,
+) -> None:
+    """Close the crashed tail of session ID (or of --all sessions).
 
-    return escape(text)
-
-
-def _clip(text: str, limit: int = 160) -> str:
-    flat = " ".join(text.split())
-    return _esc(flat if len(flat) <= limit else flat[: limit - 1] + "…")
-
-
-class Timeline:
-    """Renders records as a readable timeline, one line per event, indented by turn and step.
-
-    Tool results are named by the call they answer; an event type it has no rendering for is
-    shown by type and data, so nothing stored is hidden.
+    For each call of the open step without a result: TOOL_OUTCOME_UNKNOWN when it was dispatched,
+    TOOL_NOT_STARTED when it was not (every unfinished call is outcome-unknown in a session
+    written without barriers); dangling approvals are closed as cancelled; the step and the turn
+    are closed as interrupted. Nothing is re-run. A session held by a live writer is refused.
+    Exits 0 when every session is closed (or already was), 1 when one could not be repaired.
     """
-
-    def __init__(self, out: Console) -> None:
-        self.out = out
-        self.calls: dict[str, str] = {}  # call_id -> tool name
-        self.open_turn: int | None = None
-        self.count = 0
-        self.renderers: dict[str, Callable[[Any], None]] = {
-            "turn/start": self.turn_start,
-            "turn/end": self.turn_end,
-            "step/start": self.step_start,
-            "step/end": lambda data: None,
-            "user/message": self.user_message,
-            "assistant/message": self.assistant_message,
-            "tool/call": self.tool_call,
-            "approval/asked": self.approval_asked,
-            "approval/decided": self.approval_decided,
-            "approval/policy": self.approval_policy,
-            "tool/dispatch": self.tool_dispatch,
-            "tool/result": self.tool_result,
-            "sandbox/mode": self.sandbox_mode,
-            "agent/inbox/spliced": self.inbox_spliced,
-            "session/repaired": self.repaired,
-        }
-
-    def render(self, header: SessionHeader, records: Iterable[Record]) -> None:
-        info = header_json(header)
-        barriers = "on" if header.barriers else "off (unfinished calls count as outcome-unknown)"
-        self.say(0, f"[bold]session[/bold] {_esc(header.session_id)}")
-        self.say(1, f"created {format_time(header.created)}  cwd {_esc(header.cwd)}")
-        self.say(
-            1,
-            f"profile {_esc(str(info['profile'] or '-'))}  "
-            f"bundle {_esc(str(info['bundle_digest'] or '-'))}  barriers {barriers}",
+    if every == (session_id is not None):
+        raise click.UsageError("give one session ID or --all")
+    store = open_store(root, profile_ref)
+    ids = list(store.ids()) if every else [session_id or ""]
+    outcomes: list[dict[str, Any]] = []
+    for sid in progress(ids, "repairing", enabled=len(ids) > 1 and not as_json):
+        try:
+            plan = _repair_one(store, sid, dry_run=dry_run)
+        except SeamhostError as exc:
+            if not every:
+                raise
+            outcomes.append({"session_id": sid, "error": str(exc)})
+            continue
+        outcomes.append(
+            {
+                "session_id": sid,
+                "repaired": plan is not None and not dry_run,
+                "plan": plan.to_json() if plan is not None else None,
+            }
         )
-        for record in records:
-            self.count += 1
-            renderer = self.renderers.get(record.type)
-            if renderer is None:
-                self.say(2, f"[dim]{_esc(record.type)}[/dim] {_clip(str(dict(record.data)), 100)}")
-            else:
-                renderer(record.data)
-        if self.open_turn is not None:
-            self.say(
-                0,
-                f"[yellow]turn {self.open_turn} is open (no turn/end): the session is running, "
-                "or it crashed and awaits `seamhost session repair`[/yellow]",
-            )
-        self.say(0, f"{self.count} record(s)")
+    if as_json:
+        emit_json(outcomes)
+    else:
+        out = console()
+        for outcome in outcomes:
+            out.print(_describe_repair(outcome, dry_run=dry_run), highlight=False)
+        if every and not ids:
+            out.print("no sessions stored")
+    if any("error" in outcome for outcome in outcomes):
+        ctx.exit(int(ExitCode.FAILURE))
 
-    def say(self, depth: int, text: str) -> None:
-        self.out.print("  " * depth + text, highlight=False)
 
-    def turn_start(self, data: Any) -> None:
-        self.open_turn = data.get("turn")
-        self.say(0, f"[bold]turn {data.get('turn')}[/bold]")
+def _repair_one(store: SessionStore, session_id: str, *, dry_run: bool) -> RepairPlan | None:
+    """Repair one session (or only plan it); the store's lock refuses a live writer."""
+    import asyncio
 
-    def turn_end(self, data: Any) -> None:
-        self.open_turn = None
-        message = f": {_clip(data['message'])}" if data.get("message") else ""
-        self.say(0, f"[bold]turn {data.get('turn')} ended[/bold] ({data.get('reason')}){message}")
+    from seamhost.repair import apply_repair, plan_repair
+    from seamhost.session.session import Session
 
-    def step_start(self, data: Any) -> None:
-        self.say(1, f"[bold]step {data.get('step')}[/bold]")
+    if dry_run:
+        reader = store.read(session_id)
+        return plan_repair(reader.header, list(reader.records()))
+    writer = store.open(session_id)
+    try:
+        session = Session(writer)
+        plan = apply_repair(session, torn_records=getattr(writer, "torn_records", 0))
+        asyncio.run(writer.flush())
+    finally:
+        writer.close()
+    return plan
 
-    def user_message(self, data: Any) -> None:
-        source = _esc(str(data.get("source")))
-        self.say(2, f"[cyan]user[/cyan] ({source}): {_clip(str(data.get('content')))}")
 
-    def assistant_message(self, data: Any) -> None:
-        if data.get("content"):
-            self.say(2, f"[magenta]assistant[/magenta]: {_clip(str(data['content']))}")
-        for call in data.get("tool_calls", ()):
-            self.say(
-                2,
-                f"[magenta]assistant proposes[/magenta] {_esc(call['name'])} "
-                f"[dim]{_esc(call['call_id'])}[/dim]",
-            )
-
-    def tool_call(self, data: Any) -> None:
-        self.calls[data["call_id"]] = data["name"]
-        self.say(
-            2,
-            f"→ [bold]{_esc(data['name'])}[/bold] {_clip(str(data.get('arguments')), 100)}  "
-            f"[dim]{_esc(data['call_id'])}[/dim]",
-        )
-
-    def approval_asked(self, data: Any) -> None:
-        self.say(3, f"approval asked: {_clip(str(data.get('reason')))}")
-
-    def approval_decided(self, data: Any) -> None:
-        by = f" by {_esc(str(data['answerer']))}" if data.get("answerer") else ""
-        note = " (interrupted)" if data.get("interrupted") else ""
-        self.say(3, f"approval {_esc(str(data.get('outcome')))}{by}{note}")
-
-    def approval_policy(self, data: Any) -> None:
-        policy, source = _esc(str(data.get("policy"))), _esc(str(data.get("source")))
-        self.say(1, f"approval policy: {policy} ({source})")
-
-    def tool_dispatch(self, data: Any) -> None:
-        mode = _esc(str(data.get("sandbox_mode")))
-        self.say(3, f"dispatched: attempt {data.get('attempt')}, sandbox {mode}")
-
-    def tool_result(self, data: Any) -> None:
-        name = _esc(self.calls.get(data["call_id"], data["call_id"]))
-        error = data.get("error")
-        if not data.get("is_error"):
-            self.say(3, f"[green]✓ {name}[/green]: {_clip(str(data.get('content')))}")
-        elif error:
-            self.say(3, f"[red]✗ {name} {_esc(error['code'])}[/red]: {_clip(error['message'])}")
-        else:
-            self.say(3, f"[red]✗ {name}[/red]: {_clip(str(data.get('content')))}")
-
-    def sandbox_mode(self, data: Any) -> None:
-        mode, source = _esc(str(data.get("mode"))), _esc(str(data.get("source")))
-        self.say(1, f"sandbox mode: {mode} ({source})")
-
-    def inbox_spliced(self, data: Any) -> None:
-        self.say(2, f"context added: {len(data.get('contexts', ()))} item(s)")
-
-    def repaired(self, data: Any) -> None:
-        closed = ", ".join(f"{c['call_id']} {c['code']}" for c in data.get("calls", ()))
-        self.say(
-            0,
-            f"[yellow]repaired[/yellow] turn {data.get('turn')}: calls closed: "
-            f"{_esc(closed) or 'none'}; torn records recovered: {data.get('torn_records', 0)}",
-        )
+def _describe_repair(outcome: dict[str, Any], *, dry_run: bool) -> str:
+    sid = esc(outcome["session_id"])
+    if "error" in outcome:
+        return f"[red]? {sid}[/red]: {esc(outcome['error'])}"
+    plan = outcome["plan"]
+    if plan is None:
+        return f"[green]✓ {sid}[/green]: nothing to repair (the last turn is closed)"
+    calls = ", ".join(f"{c['call_id']} {c['code']}" for c in plan["calls"]) or "no calls"
+    verb = "would close" if dry_run else "closed"
+    return (
+        f"[yellow]{'~' if dry_run else '✓'} {sid}[/yellow]: {verb} turn {plan['turn']}: "
+        f"{esc(calls)}; {len(plan['approvals'])} approval(s)"
+    )

@@ -1,0 +1,151 @@
+"""The ``[plugins.user-approval]`` table: its JSON Schema and the settings read from it.
+
+The schema refuses everything it can (unknown keys, an answerer or decision outside the
+vocabulary, a timeout that is not positive), so a mistake is reported at start-up naming the
+profile file and key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+
+from seamhost.approvals import POLICIES
+from seamhost_user_approval.rules import DECISIONS, ESCALATIONS
+
+ANSWERERS = ("rules", "tty", "callback")
+DEFAULT_ANSWERERS = ("rules", "tty")
+DEFAULT_TTY_TIMEOUT = 300.0
+DEFAULT_CALLBACK_TIMEOUT = 30.0
+
+
+def _seconds(description: str, default: float | None = None) -> dict[str, Any]:
+    schema: dict[str, Any] = {
+        "type": "number",
+        "exclusiveMinimum": 0,
+        "description": description,
+    }
+    if default is not None:
+        schema["default"] = default
+    return schema
+
+
+_RULE: dict[str, Any] = {
+    "type": "object",
+    "description": "One rule; rules are tried in order and the first that matches decides.",
+    "properties": {
+        "tool": {
+            "type": "string",
+            "minLength": 1,
+            "description": 'Glob on the tool name ("*": any tool). Globs match the whole text, '
+            "case-sensitively: * any run of characters, ? one character, [abc] [a-z] [!abc] "
+            "one character of (or not of) a set; write [*] [?] [[] for the character itself.",
+        },
+        "args": {
+            "type": "object",
+            "additionalProperties": {"type": "string"},
+            "description": "Globs on named arguments, all of which must match; a missing "
+            "argument never matches. A string is matched as it is, any other value as its "
+            'canonical JSON text (3, true, ["a","b"], {"k":1}). A string with a `..` path '
+            "segment is matched only by a glob without wildcards.",
+        },
+        "escalation": {
+            "enum": list(ESCALATIONS),
+            "default": "none",
+            "description": "The sandbox escalation the call asks for: none (default: only "
+            "calls that ask for none, so the rule never approves a wider sandbox), a mode "
+            "(calls asking for exactly it), or any.",
+        },
+        "decision": {
+            "enum": list(DECISIONS),
+            "description": "allow (the call is allowed once) or reject.",
+        },
+        "reason": {
+            "type": "string",
+            "description": "Why; recorded in the approval's audit record.",
+        },
+    },
+    "required": ["tool", "decision"],
+    "additionalProperties": False,
+}
+
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "description": "One-shot, audited, fail-closed approvals of the calls tool policy asks "
+    "about, answered by rules, a person at a terminal, or the embedding application.",
+    "properties": {
+        "policy": {
+            "enum": list(POLICIES),
+            "default": "ask",
+            "description": "ask: approval requests go to the answerers; never: refused "
+            "before any answerer runs. The session's last approval/policy event (the API "
+            "seamhost.approvals.set_policy, or seamhost run --approval-policy) overrides it.",
+        },
+        "answerers": {
+            "type": "array",
+            "items": {"enum": list(ANSWERERS)},
+            "uniqueItems": True,
+            "minItems": 1,
+            "default": list(DEFAULT_ANSWERERS),
+            "description": "The answerers asked, in this order; the first that answers wins. "
+            "rules: the rules below (headless); tty: a person at the terminal; callback: a "
+            "function the embedding application registers (seamhost_user_approval."
+            "set_callback).",
+        },
+        "rules": {
+            "type": "array",
+            "items": _RULE,
+            "description": "Allow and reject rules for the rules answerer; a call no rule "
+            "matches is left to the next answerer.",
+        },
+        "timeout_seconds": _seconds(
+            "Bound on the whole answerer chain of one approval (default: none); past it the "
+            "approval is unavailable."
+        ),
+        "tty_timeout_seconds": _seconds(
+            "How long the tty answerer waits for a key (default 300); past it the approval "
+            "is unavailable.",
+            DEFAULT_TTY_TIMEOUT,
+        ),
+        "callback_timeout_seconds": _seconds(
+            "How long the callback answerer waits for the function (default 30); past it the "
+            "approval is unavailable.",
+            DEFAULT_CALLBACK_TIMEOUT,
+        ),
+        "tty_path": {
+            "type": "string",
+            "minLength": 1,
+            "description": "The terminal device the tty answerer asks on (default: the "
+            "controlling terminal /dev/tty, and only when standard input is a terminal).",
+        },
+    },
+    "additionalProperties": False,
+}
+
+
+@attrs.frozen
+class Settings:
+    """The validated table, with its defaults filled in."""
+
+    policy: str = "ask"
+    answerers: tuple[str, ...] = DEFAULT_ANSWERERS
+    rules: tuple[Mapping[str, Any], ...] = ()
+    timeout: float | None = None
+    tty_timeout: float = DEFAULT_TTY_TIMEOUT
+    callback_timeout: float = DEFAULT_CALLBACK_TIMEOUT
+    tty_path: str | None = None
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> Settings:
+        """Settings from a table :data:`SCHEMA` accepted."""
+        return cls(
+            policy=config.get("policy", "ask"),
+            answerers=tuple(config.get("answerers", DEFAULT_ANSWERERS)),
+            rules=tuple(config.get("rules", ())),
+            timeout=config.get("timeout_seconds"),
+            tty_timeout=config.get("tty_timeout_seconds", DEFAULT_TTY_TIMEOUT),
+            callback_timeout=config.get("callback_timeout_seconds", DEFAULT_CALLBACK_TIMEOUT),
+            tty_path=config.get("tty_path"),
+        )

@@ -1,0 +1,136 @@
+"""The ``rules`` answerer: the operator's allow and reject rules, for runs nobody watches.
+
+Each rule of ``[[plugins.user-approval.rules]]`` is::
+
+    tool = "write_file"                   # required: glob on the tool name ("*": any tool)
+    args = { path = "release/notes/*" }   # optional: globs on named arguments, all must match
+    escalation = "none"                   # none (default) | any | workspace-write |
+                                          # danger-full-access
+    decision = "allow"                    # required: allow (→ allowed-once) | reject
+    reason = "drafts are reviewed later"  # optional: recorded with the decision
+
+Rules are tried in the order the profile lists them; the first that matches decides. A request
+no rule matches gets no answer from this answerer, and the next answerer is asked.
+
+Matching is strict:
+
+* A glob matches the **whole** text, case-sensitively: ``*`` any run of characters (``/`` and
+  newlines included), ``?`` one character, ``[abc]``/``[a-z]`` one character of a set,
+  ``[!abc]`` one not in it. A literal ``*``, ``?`` or ``[`` is written ``[*]``, ``[?]``,
+  ``[[]``.
+* Every argument `args` names must be present in the call. A string argument is matched as it
+  is; any other value (number, boolean, null, list, object) as its canonical JSON text
+  (``3``, ``true``, ``["a","b"]``, ``{"k":1}`` with sorted keys and no spaces).
+* A string argument with a ``..`` path segment (``notes/../../.ssh/config``) is matched only by
+  a glob without wildcards, that is by exactly that text: a wildcard written for one directory
+  never reaches out of it.
+* `escalation` is what the call asks for its sandbox: ``none`` (the default) matches only calls
+  that ask for no escalation, so a rule written for ordinary calls never approves a wider
+  sandbox; a mode matches requests for exactly that mode; ``any`` matches every call.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from seamhost import jsonvalue
+from seamhost.approval import ApprovalOutcome, ApprovalRequest
+from seamhost_user_approval.answers import Reply
+
+DECISIONS = {"allow": ApprovalOutcome.ALLOWED_ONCE, "reject": ApprovalOutcome.REJECTED}
+ESCALATIONS = ("none", "any", "workspace-write", "danger-full-access")
+_WILDCARDS = frozenset("*?[")
+_SEGMENTS = re.compile(r"[/\\]")
+
+
+def argument_text(value: Any) -> str:
+    """The text an argument glob is matched against: a string itself, else canonical JSON."""
+    if isinstance(value, str):
+        return value
+    return jsonvalue.canonical_json(jsonvalue.thaw(value)).decode()
+
+
+def climbs(text: str) -> bool:
+    """True when `text` has a ``..`` path segment (``/`` or ``\\`` separated)."""
+    return ".." in _SEGMENTS.split(text)
+
+
+def glob_matches(pattern: str, value: Any) -> bool:
+    """True when `pattern` matches the whole text of `value` (see the module docstring)."""
+    text = argument_text(value)
+    if isinstance(value, str) and climbs(text) and _WILDCARDS & set(pattern):
+        return False
+    return fnmatch.fnmatchcase(text, pattern)
+
+
+@attrs.frozen
+class Rule:
+    """One rule; `where` names it as the profile does (``rules[2]``)."""
+
+    where: str
+    tool: str
+    decision: ApprovalOutcome
+    args: tuple[tuple[str, str], ...] = ()
+    escalation: str = "none"
+    reason: str = ""
+
+    @classmethod
+    def from_table(cls, where: str, table: Mapping[str, Any]) -> Rule:
+        """A rule from a table the config schema accepted."""
+        return cls(
+            where=where,
+            tool=table["tool"],
+            decision=DECISIONS[table["decision"]],
+            args=tuple(sorted(dict(table.get("args", {})).items())),
+            escalation=table.get("escalation", "none"),
+            reason=table.get("reason", ""),
+        )
+
+    def matches(self, request: ApprovalRequest) -> bool:
+        """True when every matcher of this rule matches `request`."""
+        if not fnmatch.fnmatchcase(request.tool, self.tool):
+            return False
+        if not self._escalation_matches(request):
+            return False
+        arguments = request.arguments
+        return all(
+            name in arguments and glob_matches(pattern, arguments[name])
+            for name, pattern in self.args
+        )
+
+    def _escalation_matches(self, request: ApprovalRequest) -> bool:
+        if self.escalation == "any":
+            return True
+        if self.escalation == "none":
+            return request.escalation is None
+        return request.escalation is not None and str(request.escalation) == self.escalation
+
+
+@attrs.frozen
+class RulesAnswerer:
+    """Answers with the first matching rule; no match → no answer."""
+
+    rules: tuple[Rule, ...] = ()
+    name: str = "rules"
+
+    @classmethod
+    def from_config(cls, tables: Sequence[Mapping[str, Any]]) -> RulesAnswerer:
+        return cls(tuple(Rule.from_table(f"rules[{i}]", t) for i, t in enumerate(tables)))
+
+    def first_match(self, request: ApprovalRequest) -> Rule | None:
+        return next((rule for rule in self.rules if rule.matches(request)), None)
+
+    async def answer(self, request: ApprovalRequest) -> Reply:
+        rule = self.first_match(request)
+        if rule is None:
+            if not self.rules:
+                return Reply.none("rules: none are configured")
+            return Reply.none(f"rules: none matches this {request.tool} call")
+        verb = "allows" if rule.decision is ApprovalOutcome.ALLOWED_ONCE else "rejects"
+        because = f": {rule.reason}" if rule.reason else ""
+        return Reply(rule.decision, f"{rule.where} {verb} it{because}")

@@ -1,0 +1,225 @@
+"""A readable rendering of a session, record by record: ``session show`` and ``run``'s live view.
+
+Everything shown is derived from committed records, so it never claims more than the log holds:
+a call is "dispatched" only once its ``tool/dispatch`` record exists, and its outcome is its
+``tool/result`` record's. An event type without a rendering is shown by type and data, so nothing
+stored is hidden. What repair would add to an open tail can be shown, marked as such, without
+writing anything.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from seamhost.repair import RepairPlan
+    from seamhost.session.record import Record
+    from seamhost.session.store import SessionHeader
+
+
+def esc(text: str) -> str:
+    from rich.markup import escape
+
+    return escape(text)
+
+
+def clip(text: str, limit: int = 160) -> str:
+    flat = " ".join(text.split())
+    return esc(flat if len(flat) <= limit else flat[: limit - 1] + "…")
+
+
+def format_time(ms: int) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ms / 1000))
+
+
+def header_json(header: SessionHeader) -> dict[str, Any]:
+    bundle = header.bundle
+    return {
+        "session_id": header.session_id,
+        "created": header.created,
+        "cwd": header.cwd,
+        "profile": bundle.get("profile"),
+        "bundle_digest": bundle.get("digest"),
+        "barriers": header.barriers,
+        "format": header.format,
+    }
+
+
+class Timeline:
+    """Renders records one line per event, indented by turn and step."""
+
+    def __init__(self, out: Console) -> None:
+        self.out = out
+        self.calls: dict[str, str] = {}  # call_id -> tool name
+        self.open_turn: int | None = None
+        self.count = 0
+        self.prefix = ""
+        self.renderers: dict[str, Callable[[Any], None]] = {
+            "turn/start": self.turn_start,
+            "turn/end": self.turn_end,
+            "step/start": self.step_start,
+            "step/end": lambda data: None,
+            "user/message": self.user_message,
+            "assistant/message": self.assistant_message,
+            "tool/call": self.tool_call,
+            "approval/asked": self.approval_asked,
+            "approval/decided": self.approval_decided,
+            "approval/policy": self.approval_policy,
+            "tool/dispatch": self.tool_dispatch,
+            "tool/result": self.tool_result,
+            "sandbox/mode": self.sandbox_mode,
+            "agent/inbox/spliced": self.inbox_spliced,
+            "session/repaired": self.repaired,
+        }
+
+    def __call__(self, record: Record) -> None:
+        """Render one committed record (``Session.listen`` calls this for a live view)."""
+        self.feed(record.type, record.data)
+
+    def feed(self, type_: str, data: Any) -> None:
+        self.count += 1
+        renderer = self.renderers.get(type_)
+        if renderer is None:
+            self.say(2, f"[dim]{esc(type_)}[/dim] {clip(str(dict(data)), 100)}")
+        else:
+            renderer(data)
+
+    def render(
+        self, header: SessionHeader, records: Iterable[Record], repair: RepairPlan | None = None
+    ) -> None:
+        """The whole session; `repair` is what repair would add, shown marked, not written."""
+        info = header_json(header)
+        barriers = "on" if header.barriers else "off (unfinished calls count as outcome-unknown)"
+        self.say(0, f"[bold]session[/bold] {esc(header.session_id)}")
+        self.say(1, f"created {format_time(header.created)}  cwd {esc(header.cwd)}")
+        self.say(
+            1,
+            f"profile {esc(str(info['profile'] or '-'))}  "
+            f"bundle {esc(str(info['bundle_digest'] or '-'))}  barriers {barriers}",
+        )
+        for record in records:
+            self(record)
+        if self.open_turn is not None:
+            self.say(
+                0,
+                f"[yellow]turn {self.open_turn} is open (no turn/end): the session is running, "
+                "or it crashed and awaits `seamhost session repair`[/yellow]",
+            )
+        count = self.count
+        if repair is not None:
+            self.say(0, "[yellow]repair would add (not written):[/yellow]")
+            self.prefix = "[yellow]+[/yellow] "
+            for type_, data in repair.events:
+                self.feed(type_, data)
+            self.prefix = ""
+        self.say(0, f"{count} record(s)")
+
+    def say(self, depth: int, text: str) -> None:
+        self.out.print(self.prefix + "  " * depth + text, highlight=False)
+
+    # -- one method per event type --------------------------------------------------------------
+
+    def turn_start(self, data: Any) -> None:
+        self.open_turn = data.get("turn")
+        self.say(0, f"[bold]turn {data.get('turn')}[/bold]")
+
+    def turn_end(self, data: Any) -> None:
+        self.open_turn = None
+        reason = data.get("reason")
+        colour = "green" if reason == "completed" else "red"
+        message = f": {clip(data['message'])}" if data.get("message") else ""
+        self.say(0, f"[{colour}]turn {data.get('turn')} {reason}[/{colour}]{message}")
+
+    def step_start(self, data: Any) -> None:
+        self.say(1, f"[bold]step {data.get('step')}[/bold]")
+
+    def user_message(self, data: Any) -> None:
+        source = esc(str(data.get("source")))
+        self.say(2, f"[cyan]user[/cyan] ({source}): {clip(str(data.get('content')))}")
+
+    def assistant_message(self, data: Any) -> None:
+        if data.get("content"):
+            self.say(2, f"[magenta]assistant[/magenta]: {clip(str(data['content']))}")
+
+    def tool_call(self, data: Any) -> None:
+        self.calls[data["call_id"]] = data["name"]
+        self.say(
+            2,
+            f"→ [bold]{esc(data['name'])}[/bold] {clip(str(data.get('arguments')), 100)}  "
+            f"[dim]{esc(data['call_id'])}[/dim]",
+        )
+
+    def approval_asked(self, data: Any) -> None:
+        wider = f" (escalation to {esc(data['escalation'])})" if data.get("escalation") else ""
+        self.say(3, f"[yellow]approval asked[/yellow]{wider}: {clip(str(data.get('reason')))}")
+
+    def approval_decided(self, data: Any) -> None:
+        outcome = str(data.get("outcome"))
+        colour = "green" if outcome == "allowed-once" else "red"
+        by = f" by {esc(str(data['answerer']))}" if data.get("answerer") else ""
+        note = " (interrupted)" if data.get("interrupted") else ""
+        # In full: an unavailable approval's message says what to configure.
+        message = f": {esc(str(data['message']))}" if data.get("message") else ""
+        self.say(3, f"[{colour}]approval {esc(outcome)}[/{colour}]{by}{note}{message}")
+
+    def approval_policy(self, data: Any) -> None:
+        policy, source = esc(str(data.get("policy"))), esc(str(data.get("source")))
+        self.say(1, f"approval policy: {policy} ({source})")
+
+    def tool_dispatch(self, data: Any) -> None:
+        mode = esc(str(data.get("sandbox_mode")))
+        self.say(
+            3,
+            f"[dim]dispatched {esc(data['call_id'])}: attempt {data.get('attempt')}, "
+            f"sandbox {mode}[/dim]",
+        )
+
+    def tool_result(self, data: Any) -> None:
+        name = esc(self.calls.get(data["call_id"], data["call_id"]))
+        meta = data.get("meta") or {}
+        path = " · ".join(
+            f"{d['stage']} {d['verdict']}" + (f" ({d['plugin']})" if d.get("plugin") else "")
+            for d in meta.get("decisions", ())
+        )
+        where = ""
+        if "backend" in meta:
+            where = (
+                f" · sandbox {meta.get('sandbox_mode', '?')} via {meta['backend']} "
+                f"({meta.get('enforcement', '?')})"
+            )
+        elif "sandbox_mode" in meta:
+            where = f" · sandbox {meta['sandbox_mode']}"
+        trail = esc((" · " + path if path else "") + where)
+        error = data.get("error")
+        if not data.get("is_error"):
+            self.say(3, f"[green]✓ ok {name}[/green]{trail}")
+            body = str(data.get("content") or "")
+        elif error:
+            self.say(3, f"[red]✗ {esc(error['code'])} {name}[/red]{trail}")
+            body = str(error.get("message") or "")
+        else:
+            self.say(3, f"[red]✗ {name}[/red]{trail}")
+            body = str(data.get("content") or "")
+        if body:
+            self.say(4, f"[dim]{clip(body, 120 if not data.get('is_error') else 600)}[/dim]")
+
+    def sandbox_mode(self, data: Any) -> None:
+        mode, source = esc(str(data.get("mode"))), esc(str(data.get("source")))
+        self.say(1, f"sandbox mode: {mode} ({source})")
+
+    def inbox_spliced(self, data: Any) -> None:
+        for context in data.get("contexts", ()):
+            self.say(2, f"[dim]context: {clip(str(context), 120)}[/dim]")
+
+    def repaired(self, data: Any) -> None:
+        closed = ", ".join(f"{c['call_id']} {c['code']}" for c in data.get("calls", ()))
+        self.say(
+            0,
+            f"[yellow]repaired[/yellow] turn {data.get('turn')}: calls closed: "
+            f"{esc(closed) or 'none'}; {len(data.get('approvals', ()))} approval(s) closed; "
+            f"torn records recovered: {data.get('torn_records', 0)}",
+        )

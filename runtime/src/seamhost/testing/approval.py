@@ -1,0 +1,400 @@
+"""The contract every approval answerer passes: subclass :class:`AnswererContract`.
+
+An answerer is a plugin implementing ``approval/request`` (DESIGN §5 step 5). Its test module
+subclasses the contract and supplies one fixture, ``answerer_driver``, returning an
+:class:`AnswererDriver`: the profile tables that put the answerer in a bundle, which answers it
+can be made to give, and how::
+
+    import pytest
+    from seamhost.testing.approval import AnswererContract, AnswererDriver, NO_ANSWER
+
+    class TestMyAnswerer(AnswererContract):
+        @pytest.fixture
+        def answerer_driver(self) -> AnswererDriver:
+            return AnswererDriver(
+                plugin="my-answerer",
+                tables={"my-answerer": {"allow_when": "allowed-once"}},
+                gives=frozenset({"allowed-once", "rejected", NO_ANSWER}),
+            )
+
+How a test asks for an answer. Every request the contract makes is for a call of its probe tool,
+``contract_probe``, whose argument ``want`` names the answer the test expects: an outcome
+(``"allowed-once"``, ``"rejected"``, ``"cancelled"``, ``"unavailable"``), :data:`NO_ANSWER`
+(the answerer passes the request on) or :data:`STALL` (it takes longer than any timeout). An
+answerer configured by rules can answer from the arguments alone; one that needs a person or a
+program arranges the answer in `answering`, a context manager entered around each request with
+the wanted answer, or in `prepare`, called once the bundle is built. Tests of answers an
+answerer cannot give (not in `gives`) skip, saying so.
+
+The bundle is the driver's tables, in their order, then ``contract-probe`` (the tool, and a
+``tools/pre-execute`` that asks about every probe call) and, where a test needs one, a later
+answerer ``contract-fallback`` that rejects whatever reaches it. Both are installed for the test
+as distributions of their own (the ``plugin_site`` fixture). Calls run through the kernel's
+:class:`~seamhost.pipeline.ToolPipeline` on a memory-only session, with the service the bundle
+provides (``approval/service``) or the kernel's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import Any
+
+import attrs
+import orjson
+import pytest
+
+from seamhost.approval import ApprovalOutcome
+from seamhost.approvals import ApprovalService, set_policy
+from seamhost.bundle import Bundle, build_bundle
+from seamhost.jsonvalue import FrozenDict, digest, freeze
+from seamhost.model import ToolCallProposal
+from seamhost.pipeline import ToolPipeline
+from seamhost.profile import resolve_profile
+from seamhost.results import ErrorCode, ToolResult
+from seamhost.session.events import TurnStart
+from seamhost.session.record import Record
+from seamhost.session.session import Session
+from seamhost.sessions import create_session
+from seamhost.testing.sites import PluginSite
+
+NO_ANSWER = "no-answer"
+STALL = "stall"
+PROBE = "contract-probe"
+FALLBACK = "contract-fallback"
+PROBE_TOOL = "contract_probe"
+STALL_TIMEOUT = 0.5  # the service's overall timeout in the stall test, seconds
+
+OUTCOME_CODES = {
+    ApprovalOutcome.ALLOWED_ONCE: None,
+    ApprovalOutcome.REJECTED: ErrorCode.APPROVAL_REJECTED,
+    ApprovalOutcome.CANCELLED: ErrorCode.APPROVAL_CANCELLED,
+    ApprovalOutcome.UNAVAILABLE: ErrorCode.APPROVAL_UNAVAILABLE,
+}
+
+_PROBE_SOURCE = '''
+from seamhost import Decision, PluginDescriptor, ToolOutput, ToolSpec, hookimpl
+
+SCHEMA = {
+    "type": "object",
+    "properties": {"want": {"type": "string"}, "detail": {}},
+    "required": ["want"],
+    "additionalProperties": False,
+}
+
+
+class Probe:
+    """The contract's tool, and a policy that asks about every call of it."""
+
+    def __init__(self, ctx):
+        self.runs = []
+
+    async def body(self, ctx):
+        self.runs.append((ctx.call_id, str(ctx.sandbox_mode)))
+        return ToolOutput("probed", value={"sandbox_mode": str(ctx.sandbox_mode)})
+
+    @hookimpl
+    def tools_register(self, register):
+        register(ToolSpec("contract_probe", "records that it ran", SCHEMA,
+                          {"type": "object"}, "read-only", False, self.body))
+
+    @hookimpl
+    def tools_pre_execute(self, call):
+        if call.name == "contract_probe":
+            return Decision.ask("the answerer contract asks about every probe call")
+        return None
+
+
+descriptor = PluginDescriptor(name="contract-probe", factory=Probe)
+'''
+
+_FALLBACK_SOURCE = '''
+from seamhost import ApprovalOutcome, PluginDescriptor, hookimpl
+
+
+class Fallback:
+    """An answerer after the one under test: rejects whatever reaches it, and says so."""
+
+    def __init__(self, ctx):
+        self.asked = []
+
+    @hookimpl
+    def approval_request(self, request):
+        self.asked.append(request.call_id)
+        return ApprovalOutcome.REJECTED
+
+
+descriptor = PluginDescriptor(
+    name="contract-fallback", factory=Fallback, provides=["approval/request"]
+)
+'''
+
+
+@attrs.frozen
+class AnswererDriver:
+    """How the contract puts one answerer in a bundle and makes it answer.
+
+    * `plugin`: the plugin whose answers are under test (the ``answerer`` of the decisions);
+    * `tables`: plugin name → profile table, in chain order; the bundle lists them first;
+    * `gives`: the answers it can be made to give: outcome values, :data:`NO_ANSWER`,
+      :data:`STALL`;
+    * `prepare(bundle)`: called once the bundle is built (register a callback, say);
+    * `answering(want)`: a context manager entered around each request that should be answered
+      `want` (type a key at a terminal, say).
+    """
+
+    plugin: str
+    tables: Mapping[str, Mapping[str, Any]]
+    gives: frozenset[str]
+    prepare: Callable[[Bundle], None] | None = None
+    answering: Callable[[str], AbstractContextManager[None]] | None = None
+
+    def arrange(self, want: str) -> AbstractContextManager[None]:
+        return self.answering(want) if self.answering is not None else contextlib.nullcontext()
+
+
+@attrs.frozen
+class Probed:
+    """What one contract call left: its result and the records about it."""
+
+    result: ToolResult
+    records: tuple[Record, ...]
+    runs: tuple[tuple[str, str], ...]
+    fallback_asked: tuple[str, ...]
+
+    def of(self, type_: str) -> list[FrozenDict]:
+        return [r.data for r in self.records if r.type == type_]
+
+
+@attrs.define
+class ContractBench:
+    """One bundle and session of the contract, and the calls made on it."""
+
+    bundle: Bundle
+    session: Session
+    workspace: Path
+    driver: AnswererDriver
+    service: ApprovalService
+    step: int = 0
+
+    def call(
+        self,
+        want: str,
+        *,
+        call_id: str = "probe-1",
+        detail: Any = None,
+        escalation: tuple[str, str] | None = None,
+    ) -> Probed:
+        """Propose one probe call asking for `want`, run it through the pipeline, and report."""
+        arguments: dict[str, Any] = {"want": want}
+        if detail is not None:
+            arguments["detail"] = detail
+        permissions, justification = escalation or (None, None)
+        proposal = ToolCallProposal(
+            call_id, PROBE_TOOL, orjson.dumps(arguments).decode(), permissions, justification
+        )
+        self.step += 1
+        start = self.session.next_seq
+        pipeline = ToolPipeline(self.bundle, self.session, self.workspace, self.service)
+        with self.driver.arrange(want):
+            results = asyncio.run(pipeline.run_step(1, self.step, [proposal], asyncio.Event()))
+        probe: Any = self.bundle.pm.get_plugin(PROBE)
+        fallback: Any = self.bundle.pm.get_plugin(FALLBACK)
+        return Probed(
+            results[0],
+            tuple(self.session.records[start:]),
+            tuple(probe.runs),
+            tuple(fallback.asked) if fallback is not None else (),
+        )
+
+
+def _code(result: ToolResult) -> ErrorCode | None:
+    return result.error.code if result.error is not None else None
+
+
+class AnswererContract:
+    """Tests any ``approval/request`` answerer passes. Subclass it; provide ``answerer_driver``."""
+
+    @pytest.fixture
+    def answerer_driver(self) -> AnswererDriver:
+        raise NotImplementedError("an answerer's test class provides the answerer_driver fixture")
+
+    @pytest.fixture
+    def contract_site(self, plugin_site: PluginSite) -> PluginSite:
+        plugin_site.add(PROBE, _PROBE_SOURCE)
+        plugin_site.add(FALLBACK, _FALLBACK_SOURCE)
+        return plugin_site
+
+    @pytest.fixture
+    def make_bench(
+        self, contract_site: PluginSite, answerer_driver: AnswererDriver, tmp_path: Path
+    ) -> Iterator[Callable[..., ContractBench]]:
+        sessions: list[Session] = []
+
+        def make(*, fallback: bool = False, timeout: float | None = None) -> ContractBench:
+            names = [*answerer_driver.tables, PROBE] + ([FALLBACK] if fallback else [])
+            text = '[profile]\nname = "answerer-contract"\n'
+            text += "".join(f"[plugins.{name}]\n" for name in names)
+            text += '[sandbox]\nmode = "workspace-write"\n'
+            name = f"contract-{len(sessions)}.toml"
+            path = contract_site.profile(name, text)
+            overrides = {k: dict(v) for k, v in answerer_driver.tables.items()}
+            bundle = build_bundle(resolve_profile(str(path), overrides=overrides))
+            if answerer_driver.prepare is not None:
+                answerer_driver.prepare(bundle)
+            service = bundle.seams.approval_service() or ApprovalService()
+            if timeout is not None:
+                service = attrs.evolve(service, timeout=timeout)
+            session = create_session(bundle, session_id=f"contract-{len(sessions)}")
+            sessions.append(session)
+            session.append(TurnStart(turn=1))
+            workspace = tmp_path / "workspace"
+            workspace.mkdir(exist_ok=True)
+            return ContractBench(bundle, session, workspace, answerer_driver, service)
+
+        yield make
+        for session in sessions:
+            session.close()
+
+    @staticmethod
+    def needs(driver: AnswererDriver, *wants: str) -> None:
+        missing = [want for want in wants if want not in driver.gives]
+        if missing:
+            pytest.skip(f"{driver.plugin} cannot be made to answer {', '.join(missing)}")
+
+    # -- an answer decides the call, once, and is audited ---------------------------------------
+
+    @pytest.mark.parametrize("outcome", list(ApprovalOutcome), ids=str)
+    def test_an_answer_decides_the_call_and_is_audited(
+        self,
+        answerer_driver: AnswererDriver,
+        make_bench: Callable[..., ContractBench],
+        outcome: ApprovalOutcome,
+    ) -> None:
+        self.needs(answerer_driver, outcome.value)
+        probed = make_bench(fallback=True).call(outcome.value)
+        assert _code(probed.result) == OUTCOME_CODES[outcome], probed.result
+        allowed = outcome is ApprovalOutcome.ALLOWED_ONCE
+        assert [run[0] for run in probed.runs] == (["probe-1"] if allowed else [])
+        assert len(probed.of("tool/dispatch")) == (1 if allowed else 0)
+        [asked], [decided] = probed.of("approval/asked"), probed.of("approval/decided")
+        assert asked["call_id"] == "probe-1"
+        assert asked["tool"] == PROBE_TOOL
+        assert asked["args_digest"] == digest({"want": outcome.value})
+        assert decided["id"] == asked["id"]
+        assert decided["outcome"] == outcome.value
+        assert decided["answerer"] == answerer_driver.plugin
+        types = [r.type for r in probed.records]
+        assert types.index("approval/asked") < types.index("approval/decided")
+        assert probed.fallback_asked == (), "an answer must end the chain"
+
+    def test_no_answer_passes_the_request_on(
+        self, answerer_driver: AnswererDriver, make_bench: Callable[..., ContractBench]
+    ) -> None:
+        self.needs(answerer_driver, NO_ANSWER)
+        probed = make_bench(fallback=True).call(NO_ANSWER)
+        assert probed.fallback_asked == ("probe-1",)
+        assert _code(probed.result) is ErrorCode.APPROVAL_REJECTED
+        [decided] = probed.of("approval/decided")
+        assert decided["answerer"] == FALLBACK
+
+    def test_when_nobody_answers_the_call_is_unavailable_and_never_runs(
+        self, answerer_driver: AnswererDriver, make_bench: Callable[..., ContractBench]
+    ) -> None:
+        self.needs(answerer_driver, NO_ANSWER)
+        probed = make_bench().call(NO_ANSWER)
+        assert _code(probed.result) is ErrorCode.APPROVAL_UNAVAILABLE
+        assert probed.runs == ()
+        assert probed.of("tool/dispatch") == []
+        [decided] = probed.of("approval/decided")
+        assert decided["outcome"] == "unavailable"
+
+    def test_policy_never_refuses_before_anyone_answers(
+        self, answerer_driver: AnswererDriver, make_bench: Callable[..., ContractBench]
+    ) -> None:
+        self.needs(answerer_driver, ApprovalOutcome.ALLOWED_ONCE.value)
+        bench = make_bench(fallback=True)
+        set_policy(bench.session, "never", "the answerer contract")
+        probed = bench.call(ApprovalOutcome.ALLOWED_ONCE.value)
+        assert _code(probed.result) is ErrorCode.APPROVAL_UNAVAILABLE
+        assert probed.runs == ()
+        assert probed.fallback_asked == ()
+        [decided] = probed.of("approval/decided")
+        assert decided.get("answerer") is None
+        assert "never" in decided["message"]
+
+    # -- what an approval grants ------------------------------------------------------------------
+
+    def test_an_escalation_is_granted_for_that_call_only(
+        self, answerer_driver: AnswererDriver, make_bench: Callable[..., ContractBench]
+    ) -> None:
+        allow = ApprovalOutcome.ALLOWED_ONCE.value
+        self.needs(answerer_driver, allow)
+        bench = make_bench()
+        wider = ("danger-full-access", "the answerer contract needs the whole machine")
+        first = bench.call(allow, call_id="probe-wide", escalation=wider)
+        assert _code(first.result) is None, first.result
+        [asked] = first.of("approval/asked")
+        assert asked["escalation"] == "danger-full-access"
+        [dispatch] = first.of("tool/dispatch")
+        assert dispatch["sandbox_mode"] == "danger-full-access"
+        second = bench.call(allow, call_id="probe-narrow")
+        assert _code(second.result) is None, second.result
+        assert second.runs == (
+            ("probe-wide", "danger-full-access"),
+            ("probe-narrow", "workspace-write"),
+        )
+
+    @pytest.mark.parametrize(
+        "detail",
+        [
+            "ünïcødé ✓ 日本語 🙂",
+            "\x1b[2J\x1b[31mred\x07\x00 and \u202egnp.exe",
+            {"nested": [1, 2.5, True, None, {"deep": ["x"] * 50}]},
+            "x" * 100_000,
+            "\n".join(f"line {n}" for n in range(1_000)),
+        ],
+        ids=["unicode", "control-characters", "nested", "long", "many-lines"],
+    )
+    def test_arguments_of_any_shape_get_an_answer(
+        self,
+        answerer_driver: AnswererDriver,
+        make_bench: Callable[..., ContractBench],
+        detail: Any,
+    ) -> None:
+        allow = ApprovalOutcome.ALLOWED_ONCE.value
+        self.needs(answerer_driver, allow)
+        probed = make_bench().call(allow, detail=detail)
+        assert _code(probed.result) is None, probed.result
+        [asked] = probed.of("approval/asked")
+        assert asked["args_digest"] == digest({"want": allow, "detail": freeze(detail)})
+
+    # -- time -------------------------------------------------------------------------------------
+
+    def test_a_stalled_answer_is_unavailable_and_the_answerer_recovers(
+        self, answerer_driver: AnswererDriver, make_bench: Callable[..., ContractBench]
+    ) -> None:
+        self.needs(answerer_driver, STALL)
+        bench = make_bench(timeout=STALL_TIMEOUT)
+        stalled = bench.call(STALL, call_id="probe-stalled")
+        assert _code(stalled.result) is ErrorCode.APPROVAL_UNAVAILABLE
+        assert stalled.runs == ()
+        [decided] = stalled.of("approval/decided")
+        assert decided["outcome"] == "unavailable"
+        allow = ApprovalOutcome.ALLOWED_ONCE.value
+        if allow in answerer_driver.gives:
+            after = bench.call(allow, call_id="probe-after")
+            assert _code(after.result) is None, after.result
+
+
+__all__ = [
+    "NO_ANSWER",
+    "STALL",
+    "AnswererContract",
+    "AnswererDriver",
+    "ContractBench",
+    "Probed",
+]
