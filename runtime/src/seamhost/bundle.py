@@ -33,7 +33,6 @@ from seamhost.dispatch import describe
 from seamhost.errors import ConfigError, PluginConflict, PluginLoadError, SeamContractError
 from seamhost.facade import Seams
 from seamhost.profile import PluginEntry, Profile
-from seamhost.session.memory import MemoryStore
 from seamhost.tools import RegisteredTool
 
 if TYPE_CHECKING:
@@ -147,6 +146,8 @@ class Bundle:
     def store(self) -> SessionStore:
         """The `session/store` provider's store, or a private in-memory one when none."""
         if not self._store:
+            from seamhost.session.memory import MemoryStore
+
             self._store.append(self.seams.session_store() or MemoryStore())
         return self._store[0]
 

@@ -9,7 +9,6 @@ never swallowed.
 
 from __future__ import annotations
 
-import logging
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -22,7 +21,6 @@ from seamhost.errors import PluginConflict, SeamFailed, SeamUnavailable
 if TYPE_CHECKING:
     import asyncio
 
-log = logging.getLogger("seamhost.seams")
 T = TypeVar("T")
 
 
@@ -183,7 +181,11 @@ _background: set[asyncio.Task[Any]] = set()
 
 
 def _log_failure(seam: str, plugin: str, exc: BaseException) -> None:
-    log.warning("%s observer %r failed: %s", seam, plugin, describe(exc), exc_info=exc)
+    import logging  # only on failure: logging costs start-up time on every command
+
+    logging.getLogger("seamhost.seams").warning(
+        "%s observer %r failed: %s", seam, plugin, describe(exc), exc_info=exc
+    )
 
 
 def notify(seam: str, impls: Sequence[Impl], kwargs: dict[str, Any], *, trace: Tracer) -> None:
