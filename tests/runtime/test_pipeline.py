@@ -329,9 +329,7 @@ def test_a_slow_body_times_out(make_bundle: BundleMaker, workspace: Path) -> Non
     bundle = make(make_bundle)
     session = create_session(bundle)
     session.append(TurnStart(turn=1))
-    pipeline = ToolPipeline(
-        bundle, session, workspace, ApprovalService(), tool_timeout=0.05
-    )
+    pipeline = ToolPipeline(bundle, session, workspace, ApprovalService(), tool_timeout=0.05)
     results = asyncio.run(
         pipeline.run_step(1, 1, propose(("write", {"ms": 2000})), asyncio.Event())
     )
