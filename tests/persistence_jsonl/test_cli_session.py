@@ -118,9 +118,11 @@ def test_show_renders_a_timeline_of_an_open_turn(store: JsonlStore, root: Path) 
         "→ run_tests",
         "approval asked: runs code",
         "approval allowed-once by tty",
-        "dispatched: attempt 1, sandbox workspace-write",
-        "✗ run_tests TOOL_TIMEOUT: no answer in 30 s",
+        "dispatched c-1: attempt 1, sandbox workspace-write",
+        "✗ TOOL_TIMEOUT run_tests",
+        "no answer in 30 s",
         "turn 1 is open",
+        "repair would add (not written)",
         "9 record(s)",
     ):
         assert expected in out, expected

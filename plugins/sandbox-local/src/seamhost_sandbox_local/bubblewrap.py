@@ -1,0 +1,137 @@
+"""The bubblewrap backend: the command runs in new namespaces over a read-only view of the host.
+
+The command line, in bubblewrap's order of operations::
+
+    bwrap --new-session --die-with-parent --unshare-all [--share-net] --cap-drop ALL
+          --ro-bind / /                    # the whole host, read-only (sub-mounts included)
+          --bind ROOT ROOT ...             # workspace-write: each writable root not under /tmp
+          --dev /dev --proc /proc          # a minimal /dev; the sandbox's own /proc
+          --tmpfs /tmp                     # a private /tmp
+          --bind|--ro-bind ROOT ROOT ...   # the workspace and roots under /tmp, mounted again
+          -- PROGRAM ARG ...
+
+* ``--unshare-all`` gives the command its own mount, PID, IPC, UTS, cgroup and network (and,
+  when the kernel allows it, user) namespaces; ``--share-net`` keeps the host's network when it
+  is on. With its own PID namespace, every process the command started dies when it ends.
+* ``--cap-drop ALL``: bubblewrap run by root otherwise hands the command every capability, and
+  one of them (``CAP_SYS_ADMIN``) would let it remount the host read-write.
+* ``--die-with-parent``: the command dies with bubblewrap, which the runner's timeout kills;
+  ``--new-session`` takes the controlling terminal away (no keystroke injection).
+* Writable roots come from the one shared path policy
+  (:meth:`seamhost.paths.PathPolicy.writable_roots_for`); a root that does not exist is skipped
+  (bubblewrap needs its mount points to exist, and a missing root never widens anything). In
+  ``read-only`` nothing is writable but the private /tmp and /dev; the workspace and roots that
+  live under /tmp are mounted again, read-only, so the command still sees them.
+* The working directory is the runner's (bubblewrap keeps it when it exists inside).
+
+Enforcement is ``full`` in both confining modes: writes, renames, links, truncation and
+metadata changes outside the writable roots all meet a read-only mount (``EROFS``) or a mount
+boundary (``EXDEV``).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+import attrs
+
+from seamhost.paths import PathPolicy
+from seamhost.sandbox import ConfinedCommand, ConfineRequest
+from seamhost_sandbox_local.probing import Inspection
+from seamhost_sandbox_local.report import CONFINING_MODES, ModeEnforcement
+from seamhost_sandbox_local.verdicts import bwrap_verdict
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+PRIVATE_TMP = Path("/tmp")
+FIXED_OPTIONS = ("--new-session", "--die-with-parent", "--unshare-all")
+NOTES = (
+    "a private /tmp: the host's /tmp is hidden but for the workspace and writable roots in it",
+    "network off unless both [sandbox] network and the plugin's `network` allow it",
+    "processes the command starts end with it (own PID namespace)",
+)
+
+
+@attrs.frozen
+class Bubblewrap:
+    """bubblewrap at `executable`; `missing` says why there is none when it is ``None``."""
+
+    name: ClassVar[str] = "bwrap"
+    executable: str | None
+    missing: str = ""
+
+    @classmethod
+    def find(cls, configured: str | None) -> Bubblewrap:
+        """The configured executable (``bwrap_path``), else ``bwrap`` on ``PATH``."""
+        if configured is not None:
+            if os.path.isfile(configured) and os.access(configured, os.X_OK):
+                return cls(configured)
+            return cls(None, f"bwrap_path {configured} is not an executable file")
+        found = shutil.which("bwrap")
+        if found is None:
+            return cls(None, "bwrap is not installed (not found on PATH)")
+        return cls(found)
+
+    @property
+    def key(self) -> tuple[str, ...]:
+        return (self.name, self.executable or self.missing)
+
+    def inspect(self) -> Inspection:
+        if self.executable is None:
+            return Inspection(detail="bubblewrap", problem=self.missing)
+        try:
+            done = subprocess.run(
+                [self.executable, "--version"], capture_output=True, timeout=10, check=False
+            )
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return Inspection(detail=self.executable, problem=f"cannot run it: {exc}")
+        version = done.stdout.decode(errors="replace").strip() or "bubblewrap"
+        return Inspection(
+            detail=f"{version} at {self.executable}",
+            modes=tuple(ModeEnforcement(mode) for mode in CONFINING_MODES),
+            notes=NOTES,
+        )
+
+    def command(self, request: ConfineRequest, *, network: bool) -> ConfinedCommand:
+        assert self.executable is not None, "command() on a bubblewrap that was not found"
+        return ConfinedCommand(
+            argv=(self.executable, *self.options(request, network=network), "--", *request.argv),
+            env=dict(request.env),
+            backend=self.name,
+            enforcement="full",
+            classify=bwrap_verdict,
+        )
+
+    @staticmethod
+    def options(request: ConfineRequest, *, network: bool) -> list[str]:
+        """bubblewrap's options for `request` (see the module docstring)."""
+        policy = PathPolicy.for_request(request)
+        writable = set(policy.writable_roots_for())
+        visible = _existing(
+            sorted(
+                {policy.workspace, *policy.writable_roots, *writable},
+                key=lambda path: (len(path.parts), str(path)),  # parents before children
+            )
+        )
+        options = [*FIXED_OPTIONS]
+        if network:
+            options.append("--share-net")
+        options += ["--cap-drop", "ALL", "--ro-bind", "/", "/"]
+        for root in visible:
+            if root in writable and not root.is_relative_to(PRIVATE_TMP):
+                options += ["--bind", str(root), str(root)]
+        options += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", str(PRIVATE_TMP)]
+        for root in visible:
+            if root.is_relative_to(PRIVATE_TMP):
+                bind = "--bind" if root in writable else "--ro-bind"
+                options += [bind, str(root), str(root)]
+        return options
+
+
+def _existing(paths: Iterable[Path]) -> list[Path]:
+    return [path for path in paths if path.exists()]
