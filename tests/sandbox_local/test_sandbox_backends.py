@@ -20,7 +20,7 @@ import pytest
 from seamhost_sandbox_local.plugin import SandboxLocal
 
 from seamhost.sandbox import ConfinedCommand, ConfineRequest, SandboxMode
-from seamhost.testing.sandbox import processes_mentioning
+from seamhost.testing.sandbox import INTERPRETER, processes_mentioning
 from tests.sandbox_local.conftest import make_plugin, working
 
 RO, WW = SandboxMode.READ_ONLY, SandboxMode.WORKSPACE_WRITE
@@ -100,7 +100,7 @@ def test_network_needs_both_the_plugin_and_the_request(
             "    sys.exit(f'unreachable: {exc}')\n"
         )
         request = ConfineRequest(
-            (sys.executable, "-I", "-c", script),
+            (INTERPRETER, "-I", "-c", script),
             WW,
             workspace,
             network=requested,
@@ -137,7 +137,7 @@ def test_the_command_dies_with_the_process_that_started_it(backend: str, workspa
     ready = workspace / "ready"
     script = "import pathlib, time; pathlib.Path('ready').touch(); time.sleep(60)"
     request = ConfineRequest(
-        (sys.executable, "-I", "-c", script, token), WW, workspace, env=dict(os.environ)
+        (INTERPRETER, "-I", "-c", script, token), WW, workspace, env=dict(os.environ)
     )
     confined = confine(make_plugin(backends=[backend]), request)
     parent = textwrap.dedent(

@@ -182,6 +182,11 @@ def _sh(script: str, *args: object) -> tuple[str, ...]:
     return ("sh", "-c", script, "sh", *(str(a) for a in args))
 
 
+# The interpreter a confined command runs: the real file behind `sys.executable`. A virtual
+# environment created under /tmp (a fresh clone there, nox's venvs) is hidden by bubblewrap's
+# private /tmp, while the base interpreter it links to stays visible.
+INTERPRETER = os.path.realpath(sys.executable)
+
 ESCAPES = (
     Escape("write-outside", lambda x: _sh(f'printf {ESCAPED} > "$1"', x.secret)),
     Escape("dot-dot", lambda x: _sh(f"printf {ESCAPED} > ../outside/secret.txt")),
@@ -198,7 +203,8 @@ ESCAPES = (
     Escape(
         "truncate",
         lambda x: (
-            sys.executable,
+            INTERPRETER,
+            "-I",
             "-c",
             "import os, sys; os.truncate(sys.argv[1], 0)",
             str(x.secret),
