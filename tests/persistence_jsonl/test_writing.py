@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from seamhost_persistence_jsonl.errors import MixedEncoding, SessionExists, WriterClosed
 from seamhost_persistence_jsonl.store import JsonlStore
+from seamhost_persistence_jsonl.writing import INLINE_BYTES
 
 from seamhost.session.session import Session
 from seamhost.testing.persistence import append_all, make_header, sample_events
@@ -138,6 +139,9 @@ def test_a_flush_leaves_the_event_loop_running(store: JsonlStore) -> None:
 def test_a_cancelled_flush_does_not_lose_records(store: JsonlStore) -> None:
     session = Session(store.create(make_header("s-1")))
     append_all(session, sample_events())
+    # Big enough to go to the writing thread: a small batch is written inline, at once, so
+    # there is nothing left to cancel.
+    session.append_data("vendor/blob", {"pad": "x" * (INLINE_BYTES + 1)}, ignorable=True)
 
     async def main() -> None:
         task = asyncio.create_task(session.writer.flush())
@@ -149,7 +153,21 @@ def test_a_cancelled_flush_does_not_lose_records(store: JsonlStore) -> None:
 
     asyncio.run(main())
     session.close()
+    assert stored_seqs(store) == list(range(len(sample_events()) + 1))
+
+
+def test_a_small_flush_is_written_inline_and_durable_at_once(store: JsonlStore) -> None:
+    session = Session(store.create(make_header("s-1")))
+    append_all(session, sample_events())
+
+    async def main() -> bool:
+        task = asyncio.create_task(session.writer.flush())
+        await asyncio.sleep(0)  # one turn of the loop: an inline flush is done by now
+        return task.done()
+
+    assert asyncio.run(main())
     assert stored_seqs(store) == list(range(len(sample_events())))
+    session.close()
 
 
 def test_a_closed_writer_refuses_work(store: JsonlStore) -> None:

@@ -51,6 +51,10 @@ if TYPE_CHECKING:
 Settle = Callable[[StorageError | None], None]
 
 
+# The largest batch flush() writes in the caller's thread; larger ones go to the writing thread.
+INLINE_BYTES = 64 * 1024
+
+
 @attrs.frozen
 class WriterStatus:
     """A snapshot of a writer's progress, for UIs and diagnostics."""
@@ -109,12 +113,14 @@ class JsonlWriter:
         self._durable = len(self._existing) - len(torn)
         self._deadline: float | None = None
         self._waiters: list[_Waiter] = []
+        # True while a batch is being written, by the thread or inline by flush(): one at a time.
+        self._writing = False
         self._published = opened is not None
         self._closing = False
         self._close_attempted = False
         self._failures = 0
         self._last_error: StorageError | None = None
-        # Used by the writing thread only (and by close() once that thread has ended):
+        # Used by whoever holds the `_writing` flag (and by close() once the thread has ended):
         self._file = LogFile(paths, encoder.encoding, prepare_root=prepare_root, opened=opened)
 
     # -- the SessionWriter protocol ---------------------------------------------------------
@@ -145,18 +151,41 @@ class JsonlWriter:
                 self._wake()
 
     async def flush(self) -> None:
-        """Return once every record submitted before the call is durable; raise otherwise."""
+        """Return once every record submitted before the call is durable; raise otherwise.
+
+        A small batch (at most `INLINE_BYTES` of JSON) is written right here, in the caller's
+        thread, when no other write is in progress and nobody else waits: the caller is blocked
+        on durability anyway, compressing a few kilobytes takes microseconds, and handing the
+        write to the writing thread and being woken again costs more than that on a fast disk
+        (the runtime flushes at checkpoints, where nothing else runs). A larger batch, or one
+        behind another write, goes to the writing thread, so the event loop keeps running while
+        it is compressed, written and synced.
+        """
         import asyncio  # here, not at import: instantiating the plugin stays cheap
 
-        loop = asyncio.get_running_loop()
         with self._state:
             self._check_usable()
             if self._published and not self._lines:
                 return
-            future: asyncio.Future[None] = loop.create_future()
-            self._waiters.append(_Waiter(self._target(), _future_settler(loop, future)))
-            self._wake()
-        await future
+            inline = (
+                not self._writing
+                and not self._waiters
+                and sum(map(len, self._lines)) <= INLINE_BYTES
+            )
+            if inline:
+                job = self._batch([])
+            else:
+                loop = asyncio.get_running_loop()
+                future: asyncio.Future[None] = loop.create_future()
+                self._waiters.append(_Waiter(self._target(), _future_settler(loop, future)))
+                self._wake()
+        if not inline:
+            await future
+            return
+        error = self._attempt(job)
+        self._finish(job, error)
+        if error is not None:
+            raise error
 
     def close(self) -> None:
         """Write what is still queued (one attempt), then release the session.
@@ -226,20 +255,26 @@ class JsonlWriter:
                 job = self._next_job()
             if job is None:
                 return
-            error: StorageError | None = None
-            try:
-                self._write(job)
-            except StorageError as exc:
-                error = exc
-            except Exception as exc:  # a waiter must hear of any failure, even a bug
-                error = WriteFailed(
-                    self._header.session_id, self.path, "write", repr(exc), len(job.lines)
-                )
-            self._finish(job, error)
+            self._finish(job, self._attempt(job))
+
+    def _attempt(self, job: _Batch) -> StorageError | None:
+        """Write `job` (its caller holds the `_writing` flag); the error, if it failed."""
+        try:
+            self._write(job)
+        except StorageError as exc:
+            return exc
+        except Exception as exc:  # a waiter must hear of any failure, even a bug
+            return WriteFailed(
+                self._header.session_id, self.path, "write", repr(exc), len(job.lines)
+            )
+        return None
 
     def _next_job(self) -> _Batch | None:
         """Wait (with `_state` held) for the thread's next job; None when the thread ends."""
         while True:
+            if self._writing:  # flush() is writing inline; wait for it to finish
+                self._cond.wait()
+                continue
             if self._closing:
                 if self._close_attempted or not self._lines:
                     self._fail_waiters(WriterClosed(self._header.session_id, "was closed"))
@@ -257,8 +292,9 @@ class JsonlWriter:
             self._cond.wait(remaining)
 
     def _batch(self, waiters: list[_Waiter]) -> _Batch:
-        """Everything queued, as the next write (with `_state` held)."""
+        """Everything queued, as the next write (with `_state` held); takes the `_writing` flag."""
         self._deadline = None
+        self._writing = True
         return _Batch(list(self._lines), self._durable, waiters)
 
     def _fail_waiters(self, error: StorageError) -> None:
@@ -268,6 +304,11 @@ class JsonlWriter:
 
     def _finish(self, job: _Batch, error: StorageError | None) -> None:
         with self._state:
+            self._writing = False
+            if self._waiters or self._deadline is not None or self._closing:
+                # The writing thread may be waiting for this write to end; wake it only when it
+                # has something to do (waking it for nothing costs a flush about 10 us).
+                self._cond.notify_all()
             if error is None:
                 del self._lines[: len(job.lines)]
                 self._durable += len(job.lines)
