@@ -20,15 +20,21 @@ startup rather than at the first call.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
 
 from seamhost.descriptor import PluginContext, PluginDescriptor
 from seamhost.dispatch import describe
 from seamhost.hookspecs import hookimpl
-from seamhost.model import ModelEvent, ModelRequest, StreamNext
 from seamhost.results import ErrorCode, ToolResult
-from seamhost.steps import StepContext, StepNext
-from seamhost.tools import ExecuteNext, ToolExecution
+
+if TYPE_CHECKING:
+    # Types only: the model and step modules are the kernel's to load when a session runs, not
+    # this plugin's to load whenever a bundle is built.
+    from collections.abc import AsyncIterator
+
+    from seamhost.model import ModelEvent, ModelRequest, StreamNext
+    from seamhost.steps import StepContext, StepNext
+    from seamhost.tools import ExecuteNext, ToolExecution
 
 
 class CheckpointPolicy:

@@ -18,22 +18,22 @@ before anything runs. Without a scenario the bundle still builds (a profile may 
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from seamhost.descriptor import PluginContext, PluginDescriptor
 from seamhost.errors import ConfigError
 from seamhost.hookspecs import hookimpl
-from seamhost.scenario import load_scenario
-from seamhost_model_scripted.adapter import (
-    InvalidModelRequest,
-    ScenarioExhausted,
-    ScriptedAdapter,
-    ScriptedModelError,
-)
 
 if TYPE_CHECKING:
     from seamhost.model import ModelAdapter
+    from seamhost_model_scripted.adapter import (
+        InvalidModelRequest,
+        ScenarioExhausted,
+        ScriptedAdapter,
+        ScriptedModelError,
+    )
 
 NAME = "model-scripted"
 
@@ -61,6 +61,11 @@ class ScriptedModel:
             path = Path(configured).expanduser()
             if not path.is_absolute():
                 path = ctx.profile_path.parent / path
+            # Only a configured scenario needs the loader and the adapter; without one,
+            # building the bundle (``seamhost profile check``) imports neither.
+            from seamhost.scenario import load_scenario
+            from seamhost_model_scripted.adapter import ScriptedAdapter
+
             self.adapter = ScriptedAdapter(load_scenario(path))
 
     @hookimpl
@@ -91,3 +96,15 @@ __all__ = [
     "ScriptedModelError",
     "descriptor",
 ]
+
+# The adapter's names are imported on first use, so that importing this package for its
+# descriptor stays cheap.
+_ADAPTER_EXPORTS = frozenset(
+    {"InvalidModelRequest", "ScenarioExhausted", "ScriptedAdapter", "ScriptedModelError"}
+)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _ADAPTER_EXPORTS:
+        raise AttributeError(f"module 'seamhost_model_scripted' has no attribute {name!r}")
+    return getattr(importlib.import_module("seamhost_model_scripted.adapter"), name)

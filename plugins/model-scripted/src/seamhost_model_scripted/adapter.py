@@ -11,7 +11,6 @@ turn's ``final`` text alone, which proposes no calls and so ends the turn.
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING
 
 import attrs
@@ -115,6 +114,8 @@ class ScriptedAdapter:
             yield ModelDone()
             return
         if step.delay_ms:
+            import asyncio  # loaded by the running loop; not imported with the adapter
+
             await asyncio.sleep(step.delay_ms / 1000)
         if step.error is not None:
             raise ScriptedModelError(self._label, request.turn, request.step, step.error)

@@ -20,7 +20,7 @@ single spaces.
 
 Text only known at run time. The shell splitter marks each stretch of a command that only the
 shell will know (a variable, a file-name pattern, a command substitution) with
-:data:`~seamhost_tool_policy.splitter.UNKNOWN`. :meth:`Glob.match` answers over everything such
+:data:`~seamhost_tool_policy.marks.UNKNOWN`. :meth:`Glob.match` answers over everything such
 a stretch could become: :attr:`Match.MUST` when the glob matches whatever it becomes (each
 unknown stretch lies wholly under a ``*``), :attr:`Match.MAY` when it matches some of them,
 :attr:`Match.NO` when none.
@@ -35,7 +35,7 @@ from collections.abc import Iterator
 import attrs
 
 from seamhost.errors import SeamhostError
-from seamhost_tool_policy.splitter import UNKNOWN
+from seamhost_tool_policy.marks import UNKNOWN
 
 
 class Match(enum.IntEnum):

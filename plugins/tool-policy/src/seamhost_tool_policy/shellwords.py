@@ -17,8 +17,7 @@ import re
 
 import attrs
 
-UNKNOWN = "\ue000"
-"""Marks a stretch of a word that only the shell will know (a Unicode private-use character)."""
+from seamhost_tool_policy.marks import UNKNOWN
 
 MAX_DEPTH = 40
 """Deeper nesting of substitutions, subshells and expansions is unsure, and not followed."""

@@ -35,12 +35,12 @@ import re
 
 import attrs
 
+from seamhost_tool_policy.marks import UNKNOWN
 from seamhost_tool_policy.shellwords import (
     CASE_ENDS,
     MAX_DEPTH,
     REDIRECTIONS,
     SEPARATORS,
-    UNKNOWN,
     Heredoc,
     Lexer,
     Op,

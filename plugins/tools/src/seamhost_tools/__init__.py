@@ -5,6 +5,9 @@ The file tools apply the call's sandbox mode through :class:`seamhost.paths.Path
 policy the sandbox provider enforces for subprocesses; ``shell`` runs every command through the
 call's confining runner. Profile table ``[plugins.tools]``: see
 :data:`seamhost_tools.settings.CONFIG_SCHEMA`.
+
+Building the plugin declares the tools (:mod:`.declarations`) without loading their bodies,
+which import asyncio, the path policy and the runner on a tool's first call.
 """
 
 from __future__ import annotations

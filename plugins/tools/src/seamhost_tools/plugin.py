@@ -5,10 +5,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from seamhost.hookspecs import hookimpl
-from seamhost_tools.reading import make_list_dir, make_read_file
+from seamhost_tools.declarations import (
+    make_edit_file,
+    make_list_dir,
+    make_read_file,
+    make_shell,
+    make_write_file,
+)
 from seamhost_tools.settings import ToolSettings
-from seamhost_tools.shell import make_shell
-from seamhost_tools.writing import make_edit_file, make_write_file
 
 if TYPE_CHECKING:
     from collections.abc import Callable

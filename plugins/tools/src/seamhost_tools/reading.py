@@ -1,4 +1,4 @@
-"""``read_file`` and ``list_dir``: read-only tools, safe to run concurrently.
+"""The bodies of ``read_file`` and ``list_dir``: read-only tools, safe to run concurrently.
 
 Reads are not confined by the sandbox mode: they go wherever the operating system lets the
 process read (operators restrict them with tool-policy rules). Relative paths are relative to
@@ -15,10 +15,9 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from seamhost.paths import PathPolicy
-from seamhost.tools import ToolOutput, ToolSpec
+from seamhost.tools import ToolOutput
 from seamhost_tools import truncation
 from seamhost_tools.filework import off_loop
-from seamhost_tools.schemas import PATH
 
 if TYPE_CHECKING:
     import io
@@ -33,53 +32,6 @@ _BINARY_PROBE = 8192
 # --------------------------------------------------------------------------------------------
 # read_file
 # --------------------------------------------------------------------------------------------
-
-READ_FILE_INPUT: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "path": {**PATH, "description": "The file to read; relative to the workspace."},
-        "offset": {
-            "type": "integer",
-            "minimum": 1,
-            "description": "The first line to return, counting from 1 (default 1).",
-        },
-        "limit": {
-            "type": "integer",
-            "minimum": 1,
-            "description": "The most lines to return (default: up to the byte cap).",
-        },
-    },
-    "required": ["path"],
-    "additionalProperties": False,
-}
-
-READ_FILE_OUTPUT: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "path": {"type": "string"},
-        "size": {"type": "integer", "description": "The file's size in bytes."},
-        "offset": {"type": "integer", "description": "The line the content starts at."},
-        "lines": {"type": "integer", "description": "How many lines the content holds."},
-        "truncated": {"type": "boolean", "description": "The content stops before the end."},
-        "next_offset": {
-            "type": ["integer", "null"],
-            "description": "The offset to continue from, or null at the end of the file.",
-        },
-        "binary": {"type": "boolean", "description": "The file holds NUL bytes; not shown."},
-        "content": {"type": "string"},
-    },
-    "required": [
-        "path",
-        "size",
-        "offset",
-        "lines",
-        "truncated",
-        "next_offset",
-        "binary",
-        "content",
-    ],
-    "additionalProperties": False,
-}
 
 
 @attrs.frozen
@@ -159,32 +111,16 @@ def _read_lines(fh: io.BufferedReader, limit: int | None, cap: int) -> tuple[byt
     return bytes(kept), lines, False
 
 
-def make_read_file(settings: ToolSettings) -> ToolSpec:
-    """The ``read_file`` tool."""
-
-    async def read_file(ctx: ToolContext) -> ToolOutput:
-        args = ctx.arguments
-        path = PathPolicy.of(ctx).locate(args["path"])
-        offset: int = args.get("offset", 1)
-        limit: int | None = args.get("limit")
-        excerpt = await off_loop(
-            "read", path, lambda: read_excerpt(path, offset, limit, settings.max_read_bytes)
-        )
-        return _read_output(path, excerpt, settings)
-
-    return ToolSpec(
-        name="read_file",
-        description=(
-            "Read a text file, optionally `limit` lines from line `offset`; "
-            "long files are cut with a marker saying where to continue."
-        ),
-        input_schema=READ_FILE_INPUT,
-        output_schema=READ_FILE_OUTPUT,
-        effect="read-only",
-        concurrency_safe=True,
-        idempotent=True,
-        body=read_file,
+async def read_file(ctx: ToolContext, settings: ToolSettings) -> ToolOutput:
+    """The body of ``read_file``."""
+    args = ctx.arguments
+    path = PathPolicy.of(ctx).locate(args["path"])
+    offset: int = args.get("offset", 1)
+    limit: int | None = args.get("limit")
+    excerpt = await off_loop(
+        "read", path, lambda: read_excerpt(path, offset, limit, settings.max_read_bytes)
     )
+    return _read_output(path, excerpt, settings)
 
 
 def _read_output(path: Path, excerpt: Excerpt, settings: ToolSettings) -> ToolOutput:
@@ -226,39 +162,6 @@ def _read_output(path: Path, excerpt: Excerpt, settings: ToolSettings) -> ToolOu
 # list_dir
 # --------------------------------------------------------------------------------------------
 
-LIST_DIR_INPUT: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "path": {**PATH, "description": "The directory to list; default the workspace."},
-    },
-    "additionalProperties": False,
-}
-
-LIST_DIR_OUTPUT: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "path": {"type": "string"},
-        "entries": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "name": {"type": "string"},
-                    "kind": {"enum": ["file", "dir", "symlink", "other"]},
-                    "size": {"type": "integer", "description": "Files only: size in bytes."},
-                    "target": {"type": "string", "description": "Symlinks only: the link."},
-                },
-                "required": ["name", "kind"],
-                "additionalProperties": False,
-            },
-        },
-        "total": {"type": "integer", "description": "How many entries the directory holds."},
-        "truncated": {"type": "boolean", "description": "Fewer entries are listed than exist."},
-    },
-    "required": ["path", "entries", "total", "truncated"],
-    "additionalProperties": False,
-}
-
 
 def list_entries(path: Path) -> list[dict[str, Any]]:
     """Every entry of the directory at `path`, sorted by name; symlinks are not followed."""
@@ -281,41 +184,28 @@ def list_entries(path: Path) -> list[dict[str, Any]]:
     return entries
 
 
-def make_list_dir(settings: ToolSettings) -> ToolSpec:
-    """The ``list_dir`` tool."""
-
-    async def list_dir(ctx: ToolContext) -> ToolOutput:
-        path = PathPolicy.of(ctx).locate(ctx.arguments.get("path", "."))
-        entries = await off_loop("list", path, lambda: list_entries(path))
-        shown = entries[: settings.max_list_entries]
-        lines = [_entry_line(item) for item in shown]
-        if not entries:
-            lines.append(f"[{path} is empty]")
-        elif len(shown) < len(entries):
-            lines.append(
-                truncation.marker(
-                    f"{len(entries) - len(shown)} more entries not shown "
-                    f"(max_list_entries={settings.max_list_entries})"
-                )
+async def list_dir(ctx: ToolContext, settings: ToolSettings) -> ToolOutput:
+    """The body of ``list_dir``."""
+    path = PathPolicy.of(ctx).locate(ctx.arguments.get("path", "."))
+    entries = await off_loop("list", path, lambda: list_entries(path))
+    shown = entries[: settings.max_list_entries]
+    lines = [_entry_line(item) for item in shown]
+    if not entries:
+        lines.append(f"[{path} is empty]")
+    elif len(shown) < len(entries):
+        lines.append(
+            truncation.marker(
+                f"{len(entries) - len(shown)} more entries not shown "
+                f"(max_list_entries={settings.max_list_entries})"
             )
-        value = {
-            "path": str(path),
-            "entries": shown,
-            "total": len(entries),
-            "truncated": len(shown) < len(entries),
-        }
-        return ToolOutput(content="\n".join(lines), value=value)
-
-    return ToolSpec(
-        name="list_dir",
-        description="List a directory's entries sorted by name, with their kind and size.",
-        input_schema=LIST_DIR_INPUT,
-        output_schema=LIST_DIR_OUTPUT,
-        effect="read-only",
-        concurrency_safe=True,
-        idempotent=True,
-        body=list_dir,
-    )
+        )
+    value = {
+        "path": str(path),
+        "entries": shown,
+        "total": len(entries),
+        "truncated": len(shown) < len(entries),
+    }
+    return ToolOutput(content="\n".join(lines), value=value)
 
 
 def _entry_line(item: dict[str, Any]) -> str:

@@ -1,4 +1,4 @@
-"""``shell``: run a command in the workspace, always through the call's confining runner.
+"""The body of ``shell``: a command in the workspace, always run through the confining runner.
 
 The command is a string run as ``bash -c COMMAND``, or an argv run as given. It starts in the
 workspace (or in `cwd`, which must resolve inside it) and runs through ``ctx.runner``, which wraps
@@ -20,12 +20,12 @@ backend and its enforcement are recorded in ``meta``.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from seamhost.paths import PathDenied, PathPolicy
 from seamhost.results import ErrorCode, ToolFailed
 from seamhost.runner import SandboxUnavailable
-from seamhost.tools import ToolOutput, ToolSpec
+from seamhost.tools import ToolOutput
 from seamhost_tools import truncation
 
 if TYPE_CHECKING:
@@ -36,113 +36,36 @@ if TYPE_CHECKING:
     from seamhost_tools.settings import ToolSettings
 
 
-def shell_input(settings: ToolSettings) -> dict[str, Any]:
-    """The input schema; the timeout's bounds come from the settings."""
-    return {
-        "type": "object",
-        "properties": {
-            "command": {
-                "type": "string",
-                "minLength": 1,
-                "description": "A command line, run as `bash -c COMMAND`.",
-            },
-            "argv": {
-                "type": "array",
-                "items": {"type": "string"},
-                "minItems": 1,
-                "description": "A program and its arguments, run without a shell.",
-            },
-            "cwd": {
-                "type": "string",
-                "minLength": 1,
-                "description": "Where to start, inside the workspace (default the workspace).",
-            },
-            "timeout_seconds": {
-                "type": "number",
-                "exclusiveMinimum": 0,
-                "maximum": settings.shell_max_timeout_seconds,
-                "description": (
-                    "Kill the command after this many seconds "
-                    f"(default {settings.shell_timeout_seconds:g})."
-                ),
-            },
-        },
-        "oneOf": [{"required": ["command"]}, {"required": ["argv"]}],
-        "additionalProperties": False,
-    }
-
-
-SHELL_OUTPUT: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "exit_code": {
-            "type": ["integer", "null"],
-            "description": "The exit status; negative: killed by that signal; null: timed out.",
-        },
-        "stdout": {"type": "string"},
-        "stderr": {"type": "string"},
-        "stdout_truncated": {"type": "boolean"},
-        "stderr_truncated": {"type": "boolean"},
-        "timed_out": {"type": "boolean"},
-    },
-    "required": [
-        "exit_code",
-        "stdout",
-        "stderr",
-        "stdout_truncated",
-        "stderr_truncated",
-        "timed_out",
-    ],
-    "additionalProperties": False,
-}
-
-
-def make_shell(settings: ToolSettings) -> ToolSpec:
-    """The ``shell`` tool."""
-
-    async def shell(ctx: ToolContext) -> ToolOutput:
-        args = ctx.arguments
-        command: str | None = args.get("command")
-        argv = ("bash", "-c", command) if command is not None else tuple(args.get("argv", ()))
-        if not argv or ("command" in args and "argv" in args):
-            raise ToolFailed(ErrorCode.INVALID_ARGUMENTS, "pass exactly one of command or argv")
-        try:
-            cwd = PathPolicy.of(ctx).workspace_dir(args.get("cwd", "."))
-        except PathDenied as exc:
-            raise ToolFailed(ErrorCode.SANDBOX_DENIED, str(exc)) from exc
-        if not cwd.is_dir():
-            raise ToolFailed(ErrorCode.TOOL_ERROR, f"working directory {cwd} is not a directory")
-        if ctx.runner is None:
-            raise ToolFailed(
-                ErrorCode.SANDBOX_UNAVAILABLE,
-                "the call was given no subprocess runner; nothing ran",
-            )
-        timeout: float = args.get("timeout_seconds", settings.shell_timeout_seconds)
-        try:
-            result = await _run_unless_cancelled(ctx.runner, ctx.cancelled, argv, cwd, timeout)
-        except SandboxUnavailable as exc:
-            raise ToolFailed(ErrorCode.SANDBOX_UNAVAILABLE, str(exc)) from exc
-        if result is None:
-            return ToolOutput(
-                content="cancelled: the command and its process group were killed",
-                is_error=True,
-                error_code=ErrorCode.ABORTED,
-            )
-        return shell_output(result, settings.output_limit_bytes, timeout)
-
-    return ToolSpec(
-        name="shell",
-        description=(
-            "Run a command (a `bash -c` string or an argv) in the workspace under the sandbox; "
-            "returns its exit code, stdout and stderr."
-        ),
-        input_schema=shell_input(settings),
-        output_schema=SHELL_OUTPUT,
-        effect="write",
-        concurrency_safe=False,
-        runs_subprocesses=True,
-        body=shell,
-    )
+async def shell(ctx: ToolContext, settings: ToolSettings) -> ToolOutput:
+    """The body of ``shell``."""
+    args = ctx.arguments
+    command: str | None = args.get("command")
+    argv = ("bash", "-c", command) if command is not None else tuple(args.get("argv", ()))
+    if not argv or ("command" in args and "argv" in args):
+        raise ToolFailed(ErrorCode.INVALID_ARGUMENTS, "pass exactly one of command or argv")
+    try:
+        cwd = PathPolicy.of(ctx).workspace_dir(args.get("cwd", "."))
+    except PathDenied as exc:
+        raise ToolFailed(ErrorCode.SANDBOX_DENIED, str(exc)) from exc
+    if not cwd.is_dir():
+        raise ToolFailed(ErrorCode.TOOL_ERROR, f"working directory {cwd} is not a directory")
+    if ctx.runner is None:
+        raise ToolFailed(
+            ErrorCode.SANDBOX_UNAVAILABLE,
+            "the call was given no subprocess runner; nothing ran",
+        )
+    timeout: float = args.get("timeout_seconds", settings.shell_timeout_seconds)
+    try:
+        result = await _run_unless_cancelled(ctx.runner, ctx.cancelled, argv, cwd, timeout)
+    except SandboxUnavailable as exc:
+        raise ToolFailed(ErrorCode.SANDBOX_UNAVAILABLE, str(exc)) from exc
+    if result is None:
+        return ToolOutput(
+            content="cancelled: the command and its process group were killed",
+            is_error=True,
+            error_code=ErrorCode.ABORTED,
+        )
+    return shell_output(result, settings.output_limit_bytes, timeout)
 
 
 async def _run_unless_cancelled(

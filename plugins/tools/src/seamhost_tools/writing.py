@@ -1,4 +1,4 @@
-"""``write_file`` and ``edit_file``: tools that change files, run one at a time.
+"""The bodies of ``write_file`` and ``edit_file``: tools that change files, one at a time.
 
 Both go through :class:`seamhost.paths.PathPolicy`, the same policy the sandbox provider
 enforces for subprocesses: nothing in ``read-only``; only inside the workspace and the writable
@@ -10,14 +10,13 @@ is written in place through the descriptor the policy opened, so its mode and ow
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from seamhost.paths import PathPolicy
 from seamhost.results import ErrorCode, ToolFailed
-from seamhost.tools import ToolOutput, ToolSpec
+from seamhost.tools import ToolOutput
 from seamhost_tools import truncation
 from seamhost_tools.filework import confinement, off_loop
-from seamhost_tools.schemas import PATH
 
 if TYPE_CHECKING:
     from seamhost.paths import OpenedFile
@@ -28,96 +27,32 @@ if TYPE_CHECKING:
 # write_file
 # --------------------------------------------------------------------------------------------
 
-WRITE_FILE_INPUT: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "path": {**PATH, "description": "The file to write; relative to the workspace."},
-        "content": {"type": "string", "description": "The whole new content, as text."},
-        "create_dirs": {
-            "type": "boolean",
-            "description": "Make missing parent directories (default false).",
-        },
-    },
-    "required": ["path", "content"],
-    "additionalProperties": False,
-}
 
-WRITE_FILE_OUTPUT: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "path": {"type": "string", "description": "The real path written."},
-        "bytes_written": {"type": "integer"},
-        "created": {"type": "boolean", "description": "The file did not exist before."},
-    },
-    "required": ["path", "bytes_written", "created"],
-    "additionalProperties": False,
-}
+async def write_file(ctx: ToolContext) -> ToolOutput:
+    """The body of ``write_file``."""
+    args = ctx.arguments
+    policy = PathPolicy.of(ctx)
+    path = policy.locate(args["path"])
+    data = _encode(args["content"])
+    create_dirs: bool = args.get("create_dirs", False)
 
+    def write() -> OpenedFile:
+        with policy.open_for_write(path, create_dirs=create_dirs) as opened:
+            opened.file.write(data)
+        return opened
 
-def make_write_file(settings: ToolSettings) -> ToolSpec:
-    """The ``write_file`` tool."""
-
-    async def write_file(ctx: ToolContext) -> ToolOutput:
-        args = ctx.arguments
-        policy = PathPolicy.of(ctx)
-        path = policy.locate(args["path"])
-        data = _encode(args["content"])
-        create_dirs: bool = args.get("create_dirs", False)
-
-        def write() -> OpenedFile:
-            with policy.open_for_write(path, create_dirs=create_dirs) as opened:
-                opened.file.write(data)
-            return opened
-
-        opened = await off_loop("write", path, write)
-        news = " (new file)" if opened.created else ""
-        return ToolOutput(
-            content=f"wrote {truncation.size(len(data))} to {opened.path}{news}",
-            value={"path": str(opened.path), "bytes_written": len(data), "created": opened.created},
-            meta=confinement(policy),
-        )
-
-    return ToolSpec(
-        name="write_file",
-        description="Write text to a file, creating or replacing it, where the sandbox allows.",
-        input_schema=WRITE_FILE_INPUT,
-        output_schema=WRITE_FILE_OUTPUT,
-        effect="write",
-        concurrency_safe=False,
-        idempotent=True,  # the same call again leaves the file in the same state
-        body=write_file,
+    opened = await off_loop("write", path, write)
+    news = " (new file)" if opened.created else ""
+    return ToolOutput(
+        content=f"wrote {truncation.size(len(data))} to {opened.path}{news}",
+        value={"path": str(opened.path), "bytes_written": len(data), "created": opened.created},
+        meta=confinement(policy),
     )
 
 
 # --------------------------------------------------------------------------------------------
 # edit_file
 # --------------------------------------------------------------------------------------------
-
-EDIT_FILE_INPUT: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "path": {**PATH, "description": "The file to edit; relative to the workspace."},
-        "old": {
-            "type": "string",
-            "minLength": 1,
-            "description": "The exact text to replace; it must occur exactly once.",
-        },
-        "new": {"type": "string", "description": "The text to put in its place."},
-    },
-    "required": ["path", "old", "new"],
-    "additionalProperties": False,
-}
-
-EDIT_FILE_OUTPUT: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "path": {"type": "string", "description": "The real path edited."},
-        "line": {"type": "integer", "description": "The line where the replaced text began."},
-        "bytes_written": {"type": "integer"},
-    },
-    "required": ["path", "line", "bytes_written"],
-    "additionalProperties": False,
-}
 
 
 def occurrences(text: str, old: str) -> list[int]:
@@ -130,57 +65,42 @@ def occurrences(text: str, old: str) -> list[int]:
     return found
 
 
-def make_edit_file(settings: ToolSettings) -> ToolSpec:
-    """The ``edit_file`` tool."""
+async def edit_file(ctx: ToolContext, settings: ToolSettings) -> ToolOutput:
+    """The body of ``edit_file``."""
+    args = ctx.arguments
+    policy = PathPolicy.of(ctx)
+    path = policy.locate(args["path"])
+    old: str = args["old"]
+    new: str = args["new"]
+    if old == new:
+        raise ToolFailed(ErrorCode.TOOL_ERROR, "old and new are the same; nothing to change")
+    _encode(new)
 
-    async def edit_file(ctx: ToolContext) -> ToolOutput:
-        args = ctx.arguments
-        policy = PathPolicy.of(ctx)
-        path = policy.locate(args["path"])
-        old: str = args["old"]
-        new: str = args["new"]
-        if old == new:
-            raise ToolFailed(ErrorCode.TOOL_ERROR, "old and new are the same; nothing to change")
-        _encode(new)
+    def edit() -> tuple[OpenedFile, int, int]:
+        with policy.open_for_write(path, create=False, truncate=False) as opened:
+            size = os.fstat(opened.file.fileno()).st_size
+            if size > settings.max_edit_bytes:
+                raise ToolFailed(
+                    ErrorCode.TOOL_ERROR,
+                    f"{opened.path} is {truncation.size(size)}, more than edit_file loads "
+                    f"({truncation.size(settings.max_edit_bytes)}); use write_file or shell",
+                )
+            text = _decode(opened.file.read(), opened)
+            found = occurrences(text, old)
+            if len(found) != 1:
+                raise ToolFailed(ErrorCode.TOOL_ERROR, _not_unique(opened, len(found)))
+            start = found[0]
+            data = (text[:start] + new + text[start + len(old) :]).encode("utf-8")
+            opened.file.seek(0)
+            opened.file.write(data)
+            opened.file.truncate()
+        return opened, text.count("\n", 0, start) + 1, len(data)
 
-        def edit() -> tuple[OpenedFile, int, int]:
-            with policy.open_for_write(path, create=False, truncate=False) as opened:
-                size = os.fstat(opened.file.fileno()).st_size
-                if size > settings.max_edit_bytes:
-                    raise ToolFailed(
-                        ErrorCode.TOOL_ERROR,
-                        f"{opened.path} is {truncation.size(size)}, more than edit_file loads "
-                        f"({truncation.size(settings.max_edit_bytes)}); use write_file or shell",
-                    )
-                text = _decode(opened.file.read(), opened)
-                found = occurrences(text, old)
-                if len(found) != 1:
-                    raise ToolFailed(ErrorCode.TOOL_ERROR, _not_unique(opened, len(found)))
-                start = found[0]
-                data = (text[:start] + new + text[start + len(old) :]).encode("utf-8")
-                opened.file.seek(0)
-                opened.file.write(data)
-                opened.file.truncate()
-            return opened, text.count("\n", 0, start) + 1, len(data)
-
-        opened, line, written = await off_loop("edit", path, edit)
-        return ToolOutput(
-            content=f"edited {opened.path}: replaced 1 occurrence at line {line}",
-            value={"path": str(opened.path), "line": line, "bytes_written": written},
-            meta=confinement(policy),
-        )
-
-    return ToolSpec(
-        name="edit_file",
-        description=(
-            "Replace the exact text `old` with `new` in a file; fails unless `old` occurs "
-            "exactly once."
-        ),
-        input_schema=EDIT_FILE_INPUT,
-        output_schema=EDIT_FILE_OUTPUT,
-        effect="write",
-        concurrency_safe=False,
-        body=edit_file,
+    opened, line, written = await off_loop("edit", path, edit)
+    return ToolOutput(
+        content=f"edited {opened.path}: replaced 1 occurrence at line {line}",
+        value={"path": str(opened.path), "line": line, "bytes_written": written},
+        meta=confinement(policy),
     )
 
 

@@ -32,14 +32,20 @@ arguments, once), ``rejected`` (``APPROVAL_REJECTED``), ``cancelled`` (``APPROVA
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from seamhost.descriptor import PluginDescriptor
-from seamhost_user_approval.answers import Answerer, Reply
-from seamhost_user_approval.callback import Callback, CallbackAnswerer
-from seamhost_user_approval.config import SCHEMA, Settings
-from seamhost_user_approval.errors import AnswererFailed, AnswererTimedOut, CallbackRefused
+from seamhost_user_approval.config import SCHEMA
 from seamhost_user_approval.plugin import UserApproval, set_callback
-from seamhost_user_approval.rules import Rule, RulesAnswerer
-from seamhost_user_approval.terminal import TerminalAnswerer
+
+if TYPE_CHECKING:
+    from seamhost_user_approval.answers import Answerer, Reply
+    from seamhost_user_approval.callback import Callback, CallbackAnswerer
+    from seamhost_user_approval.config import Settings
+    from seamhost_user_approval.errors import AnswererFailed, AnswererTimedOut, CallbackRefused
+    from seamhost_user_approval.rules import Rule, RulesAnswerer
+    from seamhost_user_approval.terminal import TerminalAnswerer
 
 __all__ = [
     "Answerer",
@@ -66,3 +72,26 @@ descriptor = PluginDescriptor(
     requires=[],
     description="Audited, one-shot approvals answered by rules, a terminal or a callback.",
 )
+
+# The other public names are imported on first use, so that loading the plugin for a bundle
+# does not import the answerers only asking needs.
+_EXPORTS = {
+    "Answerer": "seamhost_user_approval.answers",
+    "Reply": "seamhost_user_approval.answers",
+    "Callback": "seamhost_user_approval.callback",
+    "CallbackAnswerer": "seamhost_user_approval.callback",
+    "Settings": "seamhost_user_approval.config",
+    "AnswererFailed": "seamhost_user_approval.errors",
+    "AnswererTimedOut": "seamhost_user_approval.errors",
+    "CallbackRefused": "seamhost_user_approval.errors",
+    "Rule": "seamhost_user_approval.rules",
+    "RulesAnswerer": "seamhost_user_approval.rules",
+    "TerminalAnswerer": "seamhost_user_approval.terminal",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'seamhost_user_approval' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)

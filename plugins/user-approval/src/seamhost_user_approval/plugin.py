@@ -8,28 +8,34 @@ asked next; when one fails it raises, which ends the approval ``unavailable``.
 
 What each answerer said is kept until the service asks for it (`explain`), so the audit record
 says which rule or person decided, or which answerers were tried and what to configure.
+
+Building the plugin reads the settings and the rules, so a bad table fails the bundle at start-up.
+What only asking needs (the terminal and callback answerers, asyncio, the errors an answerer
+raises, the kernel's service) is imported on first use: building a bundle that never asks
+(``seamhost profile check``) does not pay for it.
 """
 
 from __future__ import annotations
 
-import asyncio
 import collections
+import functools
 from typing import TYPE_CHECKING
 
-from seamhost.approval import ApprovalOutcome, ApprovalRequest
-from seamhost.approvals import ApprovalService
 from seamhost.dispatch import describe
 from seamhost.hookspecs import hookimpl
-from seamhost_user_approval.callback import Callback, CallbackAnswerer
 from seamhost_user_approval.config import Settings
-from seamhost_user_approval.errors import AnswererFailed, AnswererTimedOut, CallbackRefused
 from seamhost_user_approval.rules import RulesAnswerer
-from seamhost_user_approval.terminal import TerminalAnswerer
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from seamhost.approval import ApprovalOutcome, ApprovalRequest
+    from seamhost.approvals import ApprovalService
     from seamhost.bundle import Bundle
     from seamhost.descriptor import PluginContext
     from seamhost_user_approval.answers import Answerer
+    from seamhost_user_approval.callback import Callback, CallbackAnswerer
+    from seamhost_user_approval.terminal import TerminalAnswerer
 
 PLUGIN_NAME = "user-approval"
 # Accounts of requests whose service never collects them (a caller that brought its own
@@ -44,21 +50,41 @@ class UserApproval:
         self.name = ctx.name
         self.settings = Settings.from_config(ctx.config)
         self.rules = RulesAnswerer.from_config(self.settings.rules)
-        self.terminal = TerminalAnswerer(self.settings.tty_path, self.settings.tty_timeout)
-        self.callback = CallbackAnswerer(self.settings.callback_timeout)
-        known: dict[str, Answerer] = {
-            "rules": self.rules,
-            "tty": self.terminal,
-            "callback": self.callback,
-        }
-        self.answerers = tuple(known[name] for name in self.settings.answerers)
         self._accounts: collections.OrderedDict[tuple[str, str], list[str]] = (
             collections.OrderedDict()
         )
 
+    # The answerers that only asking needs are made on first use (see the module docstring).
+
+    @functools.cached_property
+    def terminal(self) -> TerminalAnswerer:
+        """The ``tty`` answerer."""
+        from seamhost_user_approval.terminal import TerminalAnswerer
+
+        return TerminalAnswerer(self.settings.tty_path, self.settings.tty_timeout)
+
+    @functools.cached_property
+    def callback(self) -> CallbackAnswerer:
+        """The ``callback`` answerer."""
+        from seamhost_user_approval.callback import CallbackAnswerer
+
+        return CallbackAnswerer(self.settings.callback_timeout)
+
+    @functools.cached_property
+    def answerers(self) -> tuple[Answerer, ...]:
+        """The answerers the profile lists, in its order."""
+        known: dict[str, Callable[[], Answerer]] = {
+            "rules": lambda: self.rules,
+            "tty": lambda: self.terminal,
+            "callback": lambda: self.callback,
+        }
+        return tuple(known[name]() for name in self.settings.answerers)
+
     def set_callback(self, function: Callback | None) -> None:
         """Register the callback answerer's function (``None`` removes it)."""
         if "callback" not in self.settings.answerers:
+            from seamhost_user_approval.errors import CallbackRefused
+
             raise CallbackRefused(
                 "this profile's answerers are "
                 f"{', '.join(self.settings.answerers)}, so a callback would never be asked; "
@@ -71,6 +97,10 @@ class UserApproval:
     @hookimpl
     def approval_service(self) -> ApprovalService:
         """The kernel's service with this profile's policy, overall timeout and accounts."""
+        # Imported when a session asks for it: the service module loads every session event
+        # type, which building the bundle (``seamhost profile check``) has no use for.
+        from seamhost.approvals import ApprovalService
+
         return ApprovalService(
             default_policy=self.settings.policy,
             timeout=self.settings.timeout,
@@ -80,6 +110,10 @@ class UserApproval:
     @hookimpl
     async def approval_request(self, request: ApprovalRequest) -> ApprovalOutcome | None:
         """Ask the answerers in order; the first outcome wins, ``None`` when none answers."""
+        import asyncio  # loaded by the running loop; see the module docstring
+
+        from seamhost_user_approval.errors import AnswererFailed, AnswererTimedOut
+
         notes: list[str] = []
         try:
             for answerer in self.answerers:
@@ -145,6 +179,8 @@ def set_callback(bundle: Bundle, function: Callback | None) -> None:
     """
     plugin = bundle.pm.get_plugin(PLUGIN_NAME)
     if not isinstance(plugin, UserApproval):
+        from seamhost_user_approval.errors import CallbackRefused
+
         raise CallbackRefused(
             f"profile {bundle.profile.name!r} has no user-approval plugin; add "
             '[plugins.user-approval] with answerers = ["callback"] (or a list naming it)'

@@ -1,0 +1,166 @@
+"""Building a bundle loads only what building needs (issue "Kernel, workspace and profiles").
+
+``seamhost profile check`` and every command builds the bundle; only a session runs tools, asks
+for approvals or streams a model. Each first-party plugin therefore keeps what only running
+needs (asyncio, the shell analysis, the answerers, the tool bodies, the session event types) out
+of its import and its factory, while still validating its whole table when the bundle is built.
+Each case builds, in a fresh interpreter, a bundle of one plugin with a realistic table and
+checks which modules that loaded beyond what the kernel loads for an empty profile.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import attrs
+import pytest
+from seamhost_user_approval import config as approval_config
+
+import seamhost.approvals
+
+# Builds the empty profile first, so that whatever the kernel loads lazily for any bundle is not
+# charged to the plugin; then prints the modules the plugin's bundle added.
+PROBE = """
+import json, sys
+from seamhost.bundle import build_bundle
+from seamhost.profile import resolve_profile
+
+build_bundle(resolve_profile(sys.argv[1]))
+before = set(sys.modules)
+bundle = build_bundle(resolve_profile(sys.argv[2]))
+print(json.dumps({
+    "plugins": sorted(bundle.pm.get_plugin(name) is not None for name in sys.argv[3:]),
+    "loaded": sorted(set(sys.modules) - before),
+}))
+"""
+
+RUN_TIME_ONLY_EVERYWHERE = ("asyncio", "seamhost.session.events", "seamhost.approvals")
+
+
+@attrs.frozen
+class Case:
+    """A bundle to build: its plugin tables, what it must load, what it must not."""
+
+    plugins: tuple[str, ...]
+    tables: str
+    loads: tuple[str, ...]  # proof the plugin was really imported and built
+    defers: tuple[str, ...]  # only a running session may import these
+
+
+CASES = {
+    "tools": Case(
+        plugins=("tools",),
+        tables="[plugins.tools]\nshell_timeout_seconds = 30\n",
+        loads=("seamhost_tools.plugin", "seamhost_tools.declarations"),
+        defers=(
+            "seamhost_tools.reading",
+            "seamhost_tools.writing",
+            "seamhost_tools.shell",
+            "seamhost_tools.filework",
+            "seamhost.paths",
+            "seamhost.runner",
+        ),
+    ),
+    "tool-policy": Case(
+        plugins=("tool-policy",),
+        tables="""
+            [plugins.tool-policy]
+            default = "ask"
+            [[plugins.tool-policy.rules]]
+            tool = "shell"
+            command = "git push*"
+            decision = "deny"
+            [[plugins.tool-policy.rules]]
+            tool = "write_file"
+            path = "release/**"
+            args = { mode = "a*" }
+            decision = "ask"
+            [[plugins.tool-policy.floor]]
+            command = "rm -rf /*"
+            reason = "never"
+        """,
+        loads=("seamhost_tool_policy.config", "seamhost_tool_policy.globs"),
+        defers=(
+            "seamhost_tool_policy.shellwords",
+            "seamhost_tool_policy.splitter",
+            "seamhost_tool_policy.unwrap",
+            "seamhost_tool_policy.calls",
+            "seamhost_tool_policy.evaluation",
+        ),
+    ),
+    "user-approval": Case(
+        plugins=("user-approval",),
+        tables="""
+            [plugins.user-approval]
+            answerers = ["rules", "tty", "callback"]
+            [[plugins.user-approval.rules]]
+            tool = "write_file"
+            args = { path = "notes/*.md" }
+            decision = "allow"
+        """,
+        loads=("seamhost_user_approval.plugin", "seamhost_user_approval.rules"),
+        defers=(
+            "seamhost_user_approval.terminal",
+            "seamhost_user_approval.callback",
+            "seamhost_user_approval.errors",
+        ),
+    ),
+    "model-scripted": Case(
+        plugins=("model-scripted",),
+        tables="[plugins.model-scripted]\n",
+        loads=("seamhost_model_scripted",),
+        defers=("seamhost_model_scripted.adapter", "seamhost.scenario", "seamhost.model"),
+    ),
+    "checkpoint-policy": Case(
+        plugins=("checkpoint-policy", "persistence-jsonl"),
+        tables="[plugins.persistence-jsonl]\n[plugins.checkpoint-policy]\n",
+        loads=("seamhost_checkpoint_policy", "seamhost_persistence_jsonl.plugin"),
+        defers=(
+            "seamhost.model",
+            "seamhost.steps",
+            "seamhost_persistence_jsonl.store",
+            "seamhost_persistence_jsonl.writing",
+            "zstandard",
+        ),
+    ),
+}
+
+
+def _profile(path: Path, name: str, tables: str) -> str:
+    path.write_text(f'[profile]\nname = "{name}"\n' + textwrap.dedent(tables), encoding="utf-8")
+    return str(path)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_building_the_bundle_defers_what_only_a_session_needs(name: str, tmp_path: Path) -> None:
+    case = CASES[name]
+    empty = _profile(tmp_path / "empty.toml", "empty", "")
+    profile = _profile(tmp_path / "plugin.toml", name, case.tables)
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("SEAMHOST_")}
+    result = subprocess.run(
+        [sys.executable, "-c", PROBE, empty, profile, *case.plugins],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**environ, "SEAMHOST_HOME": str(tmp_path / "home")},
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["plugins"] == [True] * len(case.plugins)
+    loaded = set(report["loaded"])
+    assert set(case.loads) <= loaded, "the probe did not build the plugin it names"
+    early = sorted(loaded & {*case.defers, *RUN_TIME_ONLY_EVERYWHERE})
+    assert not early, f"building a bundle with {name} imported {early}"
+
+
+def test_the_approval_policies_in_the_schema_are_the_kernels() -> None:
+    # user-approval spells them out rather than import seamhost.approvals (see its config).
+    assert approval_config.POLICIES == seamhost.approvals.POLICIES
+    schema = approval_config.SCHEMA["properties"]["policy"]["enum"]
+    assert tuple(schema) == seamhost.approvals.POLICIES
