@@ -116,6 +116,18 @@ CASES = {
         loads=("seamhost_model_scripted",),
         defers=("seamhost_model_scripted.adapter", "seamhost.scenario", "seamhost.model"),
     ),
+    "sandbox-local": Case(
+        plugins=("sandbox-local",),
+        tables='[plugins.sandbox-local]\nbackends = ["bwrap", "landlock"]\n',
+        loads=("seamhost_sandbox_local.plugin", "seamhost_sandbox_local.config"),
+        defers=(
+            "seamhost_sandbox_local.bubblewrap",
+            "seamhost_sandbox_local.landlock",
+            "seamhost_sandbox_local.probing",
+            "ctypes",
+            "subprocess",
+        ),
+    ),
     "checkpoint-policy": Case(
         plugins=("checkpoint-policy", "persistence-jsonl"),
         tables="[plugins.persistence-jsonl]\n[plugins.checkpoint-policy]\n",

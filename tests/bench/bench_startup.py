@@ -24,14 +24,18 @@ def main() -> int:
     args = parser.parse_args()
     import seamhost
 
-    for root in {sysconfig.get_paths()["purelib"], str(Path(seamhost.__file__).parent.parent)}:
+    sources = Path(seamhost.__file__).parent.parent
+    plugins = sorted(sources.parent.parent.glob("plugins/*/src"))
+    for root in {sysconfig.get_paths()["purelib"], str(sources), *map(str, plugins)}:
         compileall.compile_dir(root, quiet=1)
     python = sys.executable
+    # The `seamhost` console script installed beside this interpreter: what users run.
+    script = Path(sys.executable).with_name("seamhost")
     medians = interleaved(
         {
             "bare": [python, "-c", "pass"],
             "import": [python, "-c", "import seamhost"],
-            "check": [python, "-m", "seamhost", "profile", "check", args.profile],
+            "check": [str(script), "profile", "check", args.profile],
         },
         args.runs,
     )

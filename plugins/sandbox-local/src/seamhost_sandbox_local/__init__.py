@@ -37,11 +37,32 @@ daemons on the host (``/run/docker.sock``) stay reachable; reads are not confine
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from seamhost.descriptor import PluginDescriptor
 from seamhost_sandbox_local.config import SCHEMA
-from seamhost_sandbox_local.errors import ModeNotConfinable, NoUsableBackend
 from seamhost_sandbox_local.plugin import SandboxLocal, probe_backends
-from seamhost_sandbox_local.report import BackendReport, ModeEnforcement
+
+if TYPE_CHECKING:
+    from seamhost_sandbox_local.errors import ModeNotConfinable, NoUsableBackend
+    from seamhost_sandbox_local.report import BackendReport, ModeEnforcement
+
+# Imported on first use, so that building a bundle does not load them.
+_LAZY = {
+    "ModeNotConfinable": "seamhost_sandbox_local.errors",
+    "NoUsableBackend": "seamhost_sandbox_local.errors",
+    "BackendReport": "seamhost_sandbox_local.report",
+    "ModeEnforcement": "seamhost_sandbox_local.report",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'seamhost_sandbox_local' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
+
 
 __all__ = [
     "BackendReport",

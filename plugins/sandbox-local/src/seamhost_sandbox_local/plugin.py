@@ -1,16 +1,16 @@
-"""The plugin object: confines each request with the first backend that works here."""
+"""The plugin object: confines each request with the first backend that works here.
+
+Building a bundle only reads the settings: the backends (ctypes, subprocess, asyncio) are
+imported when a command is first confined or probed, so ``seamhost profile check`` does not pay
+for them.
+"""
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING
 
 from seamhost.hookspecs import hookimpl
-from seamhost_sandbox_local.bubblewrap import Bubblewrap
 from seamhost_sandbox_local.config import BACKEND_NAMES, Settings
-from seamhost_sandbox_local.errors import ModeNotConfinable, NoUsableBackend
-from seamhost_sandbox_local.landlock import Landlock
-from seamhost_sandbox_local.probing import cached_report, report_of
 
 if TYPE_CHECKING:
     from seamhost.descriptor import PluginContext
@@ -21,6 +21,9 @@ if TYPE_CHECKING:
 
 def find_backend(name: str, settings: Settings) -> Backend:
     """The backend called `name` as installed here (not probed)."""
+    from seamhost_sandbox_local.bubblewrap import Bubblewrap
+    from seamhost_sandbox_local.landlock import Landlock
+
     if name == "bwrap":
         return Bubblewrap.find(settings.bwrap_path)
     if name == "landlock":
@@ -33,6 +36,8 @@ def probe_backends(bwrap_path: str | None = None) -> list[BackendReport]:
 
     This is what ``seamhost doctor`` shows; `bwrap_path` is the ``bwrap_path`` setting.
     """
+    from seamhost_sandbox_local.probing import report_of
+
     settings = Settings(bwrap_path=bwrap_path)
     return [report_of(find_backend(name, settings)) for name in BACKEND_NAMES]
 
@@ -50,6 +55,11 @@ class SandboxLocal:
         The network is on only when the request asks for it (the profile's ``[sandbox]
         network``) and this plugin's ``network`` allows it: a request can only narrow.
         """
+        import asyncio
+
+        from seamhost_sandbox_local.errors import ModeNotConfinable, NoUsableBackend
+        from seamhost_sandbox_local.probing import cached_report, report_of
+
         if not request.mode.confining:
             raise ModeNotConfinable(str(request.mode))
         network = self.settings.network and request.network

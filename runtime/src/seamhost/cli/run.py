@@ -90,9 +90,9 @@ def run(
     """
     from seamhost.agent import Agent
     from seamhost.bundle import build_bundle
+    from seamhost.cli import started
     from seamhost.cli.output import console
     from seamhost.cli.timeline import Timeline
-    from seamhost.errors import ConfigError
     from seamhost.profile import resolve_profile
     from seamhost.scenario import load_scenario
     from seamhost.sessions import create_session
@@ -107,12 +107,9 @@ def run(
     )
     profile = resolve_profile(profile_ref, overrides=overrides)
     bundle = build_bundle(profile)
-    if scenario is not None and not bundle.seams.has("llm/adapter"):
-        raise ConfigError(
-            str(profile.path),
-            "plugins",
-            f"no plugin provides llm/adapter; add [plugins.{SCRIPTED_MODEL}]",
-        )
+    started()  # a session allocates garbage: collect it again
+    if scenario is not None:
+        _require_model(bundle)
     out = console()
     err = console(stderr=True)
     transcript = Timeline(out)
@@ -147,6 +144,17 @@ def run(
         out.print(f"show it with: seamhost session show {session.id}")
     if failed or mismatches:
         sys.exit(int(ExitCode.FAILURE))
+
+
+def _require_model(bundle: Bundle) -> None:
+    from seamhost.errors import ConfigError
+
+    if not bundle.seams.has("llm/adapter"):
+        raise ConfigError(
+            str(bundle.profile.path),
+            "plugins",
+            f"no plugin provides llm/adapter; add [plugins.{SCRIPTED_MODEL}]",
+        )
 
 
 def _resume(
