@@ -96,6 +96,7 @@ class ToolPipeline:
     parallelism: int = 4
     tool_timeout: float | None = None
     _used_grants: set[str] = attrs.field(factory=set, init=False)
+    _roots: tuple[Path, ...] | None = attrs.field(default=None, init=False)
 
     # -- the step -----------------------------------------------------------------------------
 
@@ -196,9 +197,10 @@ class ToolPipeline:
         if isinstance(arguments, str):
             return ToolResult.failure(call_id, ErrorCode.INVALID_ARGUMENTS, arguments)
         mode = effective_mode(self.session, self.bundle.profile.sandbox.mode)
-        escalation = _parse_escalation(proposal, mode)
-        if isinstance(escalation, str) and not isinstance(escalation, SandboxMode):
-            return ToolResult.failure(call_id, ErrorCode.ESCALATION_INVALID, escalation)
+        try:
+            escalation = _parse_escalation(proposal, mode)
+        except _InvalidEscalation as exc:
+            return ToolResult.failure(call_id, ErrorCode.ESCALATION_INVALID, str(exc))
         invocation = ToolInvocation(
             session_id=self.session.id,
             turn=turn,
@@ -274,10 +276,12 @@ class ToolPipeline:
         return None
 
     def _writable_roots(self) -> tuple[Path, ...]:
-        return tuple(
-            root if root.is_absolute() else self.workspace / root
-            for root in self.bundle.profile.sandbox.writable_roots
-        )
+        if self._roots is None:  # the profile and the workspace are fixed for the pipeline
+            self._roots = tuple(
+                root if root.is_absolute() else self.workspace / root
+                for root in self.bundle.profile.sandbox.writable_roots
+            )
+        return self._roots
 
     # -- steps 8 to 11 ------------------------------------------------------------------------
 
@@ -410,22 +414,30 @@ def _parse_arguments(tool: RegisteredTool, raw: str) -> dict[str, Any] | str:
     return arguments
 
 
-def _parse_escalation(proposal: ToolCallProposal, mode: SandboxMode) -> SandboxMode | str | None:
-    """The requested wider mode, ``None`` when none is requested, or why the request is invalid."""
+class _InvalidEscalation(ValueError):
+    """A call's sandbox escalation request is malformed or does not widen anything."""
+
+
+def _parse_escalation(proposal: ToolCallProposal, mode: SandboxMode) -> SandboxMode | None:
+    """The requested wider mode, or ``None`` when none is requested; raises when invalid."""
     requested, justification = proposal.sandbox_permissions, proposal.justification
     if requested is None and justification is None:
         return None
     if requested is None or justification is None:
-        return "sandbox_permissions and justification must be given together"
+        raise _InvalidEscalation("sandbox_permissions and justification must be given together")
     if not str(justification).strip():
-        return "justification must not be empty"
+        raise _InvalidEscalation("justification must not be empty")
     try:
         wanted = SandboxMode(requested)
     except ValueError:
         choices = ", ".join(m.value for m in SandboxMode)
-        return f"sandbox_permissions {requested!r} is not a mode ({choices})"
+        raise _InvalidEscalation(
+            f"sandbox_permissions {requested!r} is not a mode ({choices})"
+        ) from None
     if not wanted.widens(mode):
-        return f"{wanted} is not wider than the effective mode {mode}; nothing to escalate"
+        raise _InvalidEscalation(
+            f"{wanted} is not wider than the effective mode {mode}; nothing to escalate"
+        )
     return wanted
 
 
