@@ -224,3 +224,14 @@ class Agent:
             )
         elif kind == "agent/inbox/spliced":
             self._messages.extend({"role": "context", "content": c} for c in data["contexts"])
+        elif kind == "approval/policy":
+            # The model sees the policy it now works under, appended where it changed: the
+            # earlier conversation (a stable request prefix) is never rewritten.
+            self._messages.append(
+                {
+                    "role": "context",
+                    "content": f"The approval policy is now `{data['policy']}` "
+                    f"(set by {data['source']}): calls that need approval are "
+                    + ("refused without asking." if data["policy"] == "never" else "asked about."),
+                }
+            )
