@@ -47,3 +47,12 @@ def test_a_plugin_event_type_round_trips_through_the_store(
     assert [(r.type, dict(r.data)) for r in stored] == [("acme/deployed", {"service": "orders"})]
     event = fresh.catalog.structure("acme/deployed", stored[0].data)
     assert type(event).__name__ == "Deployed"
+
+
+def test_the_default_root_follows_the_environment_the_profile_was_resolved_with(
+    plugin_site: PluginSite, tmp_path: Path
+) -> None:
+    profile = plugin_site.profile("p.toml", "[plugins.persistence-jsonl]\n")
+    environ = {"SEAMHOST_HOME": str(tmp_path / "elsewhere")}
+    bundle = build_bundle(resolve_profile(str(profile), environ=environ), environ=environ)
+    assert Path(bundle.store.root) == tmp_path / "elsewhere" / "sessions"  # type: ignore[attr-defined]

@@ -170,7 +170,7 @@ def build_bundle(profile: Profile, *, environ: Mapping[str, str] | None = None) 
     registered: dict[str, str] = {}
     event_types = tuple(cls for entry in entries for cls in entry.descriptor.event_types)
     for entry in reversed(entries):
-        for index, obj in enumerate(_instantiate(entry, profile, event_types)):
+        for index, obj in enumerate(_instantiate(entry, profile, event_types, env)):
             pm_name = entry.name if index == 0 else f"{entry.name}#{index}"
             try:
                 pm.register(obj, name=pm_name)
@@ -213,10 +213,18 @@ def _check_single_providers(entries: tuple[PluginEntry, ...]) -> None:
 
 
 def _instantiate(
-    entry: PluginEntry, profile: Profile, event_types: tuple[type[Event], ...]
+    entry: PluginEntry,
+    profile: Profile,
+    event_types: tuple[type[Event], ...],
+    environ: Mapping[str, str],
 ) -> list[object]:
     context = PluginContext(
-        entry.name, entry.config, profile.path, profile.sandbox, event_types=event_types
+        entry.name,
+        entry.config,
+        profile.path,
+        profile.sandbox,
+        event_types=event_types,
+        environ=environ,
     )
     try:
         made = entry.descriptor.factory(context)

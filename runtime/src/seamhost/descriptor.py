@@ -8,6 +8,7 @@ The entry point names a :class:`PluginDescriptor`; its ``name`` must equal the e
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -38,7 +39,9 @@ class PluginContext:
     """What a plugin factory receives.
 
     `event_types` are the event classes the plugins of the bundle add to the core ones (a store
-    must accept them when it reads).
+    must accept them when it reads). `environ` is the environment the profile was resolved
+    with: plugins read it, not ``os.environ``, so a caller can resolve a profile for another
+    environment (tests, embedding applications).
     """
 
     name: str
@@ -46,6 +49,7 @@ class PluginContext:
     profile_path: Path
     sandbox: SandboxPolicy
     event_types: tuple[type[Event], ...] = ()
+    environ: Mapping[str, str] = attrs.field(factory=lambda: os.environ, eq=False, repr=False)
 
 
 def _names(value: Sequence[str] | frozenset[str]) -> frozenset[str]:

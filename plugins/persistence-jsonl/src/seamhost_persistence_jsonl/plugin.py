@@ -23,6 +23,7 @@ class JsonlPersistence:
         self._config = ctx.config
         self._profile_path = ctx.profile_path
         self._event_types = ctx.event_types
+        self._environ = ctx.environ
         self._store: JsonlStore | None = None
 
     @hookimpl
@@ -39,7 +40,7 @@ class JsonlPersistence:
 
                 catalog = EventCatalog((*CORE_EVENTS, *self._event_types))
             self._store = JsonlStore(
-                configured_root(config.get("root"), self._profile_path),
+                configured_root(config.get("root"), self._profile_path, self._environ),
                 compression=config.get("compression", "zstd"),
                 level=config.get("level", 3),
                 batch_window_ms=config.get("batch_window_ms", DEFAULT_WINDOW_MS),
