@@ -167,6 +167,13 @@ def digest(value: Any) -> str:
     return "sha256:" + hashlib.sha256(canonical_json(value)).hexdigest()
 
 
+def as_text(value: Any) -> str:
+    """A value as text to match patterns against: a string itself, else its canonical JSON."""
+    if isinstance(value, str):
+        return value
+    return canonical_json(thaw(value)).decode()
+
+
 def loads(data: bytes | str) -> Any:
     """Parse JSON text into plain Python values."""
     return orjson.loads(data)

@@ -140,16 +140,10 @@ def _forms(workspace: Path, value: str, *, is_path: bool) -> tuple[Place, ...]:
     return tuple(dict.fromkeys(places))
 
 
-def _text(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    return jsonvalue.canonical_json(jsonvalue.thaw(value)).decode()
-
-
 def _values(arguments: Mapping[str, Any], name: str) -> tuple[str | None, ...]:
     if name not in arguments:
         return (None,)
     value = arguments[name]
     if isinstance(value, (list, tuple)):
-        return tuple(_text(item) for item in value) or (None,)
-    return (_text(value),)
+        return tuple(jsonvalue.as_text(item) for item in value) or (None,)
+    return (jsonvalue.as_text(value),)

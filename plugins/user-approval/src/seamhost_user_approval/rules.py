@@ -48,13 +48,6 @@ _WILDCARDS = frozenset("*?[")
 _SEGMENTS = re.compile(r"[/\\]")
 
 
-def argument_text(value: Any) -> str:
-    """The text an argument glob is matched against: a string itself, else canonical JSON."""
-    if isinstance(value, str):
-        return value
-    return jsonvalue.canonical_json(jsonvalue.thaw(value)).decode()
-
-
 def climbs(text: str) -> bool:
     """True when `text` has a ``..`` path segment (``/`` or ``\\`` separated)."""
     return ".." in _SEGMENTS.split(text)
@@ -62,7 +55,7 @@ def climbs(text: str) -> bool:
 
 def glob_matches(pattern: str, value: Any) -> bool:
     """True when `pattern` matches the whole text of `value` (see the module docstring)."""
-    text = argument_text(value)
+    text = jsonvalue.as_text(value)
     if isinstance(value, str) and climbs(text) and _WILDCARDS & set(pattern):
         return False
     return fnmatch.fnmatchcase(text, pattern)
