@@ -72,27 +72,28 @@ def open_store(root: Path | None, profile_ref: str) -> SessionStore:
 
 def jsonl_store(root: Path) -> SessionStore:
     """The store of a persistence-jsonl root, made by the installed plugin through its seam."""
-    from seamhost.bundle import make_plugin_manager
-    from seamhost.descriptor import PluginContext
+    from seamhost.bundle import build_bundle
     from seamhost.discovery import discover
-    from seamhost.facade import Seams
     from seamhost.jsonvalue import freeze
+    from seamhost.profile import PluginEntry, Profile
     from seamhost.sandbox import SandboxPolicy
 
     installed = discover().get(JSONL_PLUGIN)
     if installed is None:
         raise PluginNotInstalled(JSONL_PLUGIN, JSONL_DISTRIBUTION, "--root")
-    descriptor = installed.load()
     config = freeze({"root": str(root.resolve())})
-    context = PluginContext(JSONL_PLUGIN, config, Path.cwd() / "--root", SandboxPolicy())
-    try:
-        made = descriptor.factory(context)
-    except Exception as exc:
-        raise PluginLoadError(JSONL_PLUGIN, "factory", str(exc)) from exc
-    pm = make_plugin_manager()
-    for index, plugin in enumerate(made if isinstance(made, (list, tuple)) else [made]):
-        pm.register(plugin, name=JSONL_PLUGIN if index == 0 else f"{JSONL_PLUGIN}#{index}")
-    store = Seams(pm).session_store()
+    entry = PluginEntry(JSONL_PLUGIN, installed, installed.load(), config, config, "--root")
+    profile = Profile(
+        name="--root",
+        path=Path.cwd() / "--root",
+        description="",
+        files=(),
+        plugins=(entry,),
+        sandbox=SandboxPolicy(),
+        require_seams=(),
+        require_plugins=freeze({}),
+    )
+    store = build_bundle(profile).seams.session_store()
     if store is None:
         raise PluginLoadError(JSONL_PLUGIN, "factory", "the plugin provides no session/store")
     return store
