@@ -143,9 +143,12 @@ def plan_repair(
     return RepairPlan(turn, step, calls, approvals, tuple(events), records[-1].time)
 
 
-def apply_repair(session: Session, *, torn_records: int = 0) -> RepairPlan | None:
-    """Append the repair of `session`'s open tail (not flushed); ``None`` when nothing is open."""
-    plan = plan_repair(session.header, session.records, torn_records=torn_records)
+def apply_repair(session: Session) -> RepairPlan | None:
+    """Append the repair of `session`'s open tail (not flushed); ``None`` when nothing is open.
+
+    The torn records counted are those the session's writer recovered when it opened the log.
+    """
+    plan = plan_repair(session.header, session.records, torn_records=session.writer.torn_records)
     if plan is not None:
         for type_, data in plan.events:
             session.append_data(type_, data, time=plan.time)

@@ -44,7 +44,7 @@ def open_session(bundle: Bundle, session_id: str) -> tuple[Session, RepairPlan |
     """
     writer = bundle.store.open(session_id)
     session = Session(writer, seams=bundle.seams, catalog=bundle.catalog)
-    plan = apply_repair(session, torn_records=getattr(writer, "torn_records", 0))
+    plan = apply_repair(session)
     return session, plan
 
 

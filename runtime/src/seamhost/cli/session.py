@@ -346,7 +346,7 @@ def _repair_one(store: SessionStore, session_id: str, *, dry_run: bool) -> Repai
     writer = store.open(session_id)
     try:
         session = Session(writer)
-        plan = apply_repair(session, torn_records=getattr(writer, "torn_records", 0))
+        plan = apply_repair(session)
         asyncio.run(writer.flush())
     finally:
         writer.close()
