@@ -97,6 +97,7 @@ class ToolPipeline:
     tool_timeout: float | None = None
     _used_grants: set[str] = attrs.field(factory=set, init=False)
     _roots: tuple[Path, ...] | None = attrs.field(default=None, init=False)
+    _runners: dict[SandboxMode, SandboxRunner] = attrs.field(factory=dict, init=False)
 
     # -- the step -----------------------------------------------------------------------------
 
@@ -275,6 +276,19 @@ class ToolPipeline:
             return f"{call.sandbox_mode} needs a usable sandbox/confine provider: {describe(exc)}"
         return None
 
+    def _runner(self, mode: SandboxMode) -> SandboxRunner:
+        """The runner of `mode`: one per mode, since the seams, workspace and roots are fixed."""
+        runner = self._runners.get(mode)
+        if runner is None:
+            runner = self._runners[mode] = SandboxRunner(
+                self.bundle.seams,
+                mode,
+                self.workspace,
+                self._writable_roots(),
+                self.bundle.profile.sandbox.network,
+            )
+        return runner
+
     def _writable_roots(self) -> tuple[Path, ...]:
         if self._roots is None:  # the profile and the workspace are fixed for the pipeline
             self._roots = tuple(
@@ -314,13 +328,7 @@ class ToolPipeline:
             sandbox_mode=call.sandbox_mode,
             writable_roots=self._writable_roots(),
             cancelled=execution.cancelled,
-            runner=SandboxRunner(
-                self.bundle.seams,
-                call.sandbox_mode,
-                self.workspace,
-                self._writable_roots(),
-                self.bundle.profile.sandbox.network,
-            ),
+            runner=self._runner(call.sandbox_mode),
         )
         meta: dict[str, Any] = {"sandbox_mode": str(call.sandbox_mode)}
         try:
