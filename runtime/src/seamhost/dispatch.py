@@ -9,55 +9,76 @@ never swallowed.
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from types import CoroutineType
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeGuard, TypeVar, cast
 
-import attrs
-
-from seamhost.decisions import Decision, Verdict
 from seamhost.errors import PluginConflict, SeamFailed, SeamUnavailable
 
 if TYPE_CHECKING:
     import asyncio
 
+    from seamhost.decisions import Decision
+
 T = TypeVar("T")
 
 
-@attrs.frozen
 class Impl:
     """One implementation of a seam: the plugin that supplied it and the function to call.
 
     `argnames` are the spec arguments the implementation declares (pluggy lets it take any
-    subset); ``None`` means all of them.
+    subset); ``None`` means all of them. `call` takes the spec's keyword arguments: the function
+    itself when it declares all of them, else a wrapper passing only its own. Read-only.
     """
 
-    plugin: str
-    function: Callable[..., Any]
-    argnames: tuple[str, ...] | None = None
+    __slots__ = ("argnames", "call", "function", "plugin")
+
+    def __init__(
+        self, plugin: str, function: Callable[..., Any], argnames: tuple[str, ...] | None = None
+    ) -> None:
+        self.plugin = plugin
+        self.function = function
+        self.argnames = argnames
+        self.call: Callable[..., Any] = function if argnames is None else self._subset
+
+    def _subset(self, **kwargs: Any) -> Any:
+        return self.function(**{name: kwargs[name] for name in self.argnames or ()})
 
     def __call__(self, **kwargs: Any) -> Any:
-        if self.argnames is None:
-            return self.function(**kwargs)
-        return self.function(**{name: kwargs[name] for name in self.argnames})
+        return self.call(**kwargs)
+
+    def __repr__(self) -> str:
+        return f"Impl({self.plugin!r}, {self.function!r}, {self.argnames!r})"
 
 
-@attrs.frozen
 class Tracer:
     """Writes one line per implementation call to stderr (``SEAMHOST_TRACE_HOOKS=1``)."""
 
-    enabled: bool = False
+    __slots__ = ("enabled",)
+
+    def __init__(self, enabled: bool = False) -> None:
+        self.enabled = enabled
 
     def __call__(self, seam: str, plugin: str, outcome: str) -> None:
         if self.enabled:
             print(f"seamhost: trace: {seam} -> {plugin}: {outcome}", file=sys.stderr, flush=True)
 
 
+def awaitable(value: object) -> TypeGuard[Awaitable[Any]]:
+    """Whether `value` must be awaited; coroutines and ``None`` are decided without an ABC check."""
+    if type(value) is CoroutineType:
+        return True
+    return value is not None and isinstance(value, Awaitable)
+
+
 async def settle(value: T | Awaitable[T]) -> T:
     """Await `value` if it is awaitable."""
-    if isinstance(value, Awaitable):
-        return await value
-    return value
+    if awaitable(value):
+        awaited: T = await value
+        return awaited
+    return cast("T", value)
 
 
 def describe(exc: BaseException) -> str:
@@ -80,8 +101,7 @@ def only(seam: str, impls: Sequence[Impl]) -> Impl:
     return impls[0]
 
 
-@attrs.frozen
-class ChainAnswer:
+class ChainAnswer(NamedTuple):
     """The outcome of a provider chain: the answer, who gave it, and why others did not."""
 
     answer: Any
@@ -105,7 +125,9 @@ async def first_answer(
     notes: list[str] = []
     for impl in impls:
         try:
-            answer = await settle(impl(**kwargs))
+            answer = impl.call(**kwargs)
+            if awaitable(answer):
+                answer = await answer
         except Exception as exc:
             if trace.enabled:
                 trace(seam, impl.plugin, f"raised {describe(exc)}")
@@ -132,9 +154,17 @@ async def first_answer(
 # --------------------------------------------------------------------------------------------
 
 
+@functools.cache
+def _allow() -> Decision:
+    """The verdict when nobody votes; built once, on first use (decisions load lazily)."""
+    from seamhost.decisions import Decision
+
+    return Decision.allow()
+
+
 def _strictest(votes: list[Decision]) -> Decision:
     if not votes:
-        return Decision.allow()
+        return _allow()
     worst = max(vote.verdict for vote in votes)
     # Among equally strict votes pick by plugin name, so registration order never matters.
     return min((v for v in votes if v.verdict == worst), key=lambda v: (v.plugin, v.reason))
@@ -151,26 +181,40 @@ async def decide(
     votes: list[Decision] = []
     for impl in impls:
         try:
-            vote = await settle(impl(**kwargs))
+            vote = impl.call(**kwargs)
+            if awaitable(vote):
+                vote = await vote
         except Exception as exc:
             if trace.enabled:
                 trace(seam, impl.plugin, f"raised {describe(exc)}")
-            votes.append(Decision(Verdict.DENY, f"{seam} raised {describe(exc)}", impl.plugin))
+            votes.append(_deny(f"{seam} raised {describe(exc)}", impl.plugin))
             continue
         if vote is None:
             if trace.enabled:
                 trace(seam, impl.plugin, "abstain")
             continue
-        if not isinstance(vote, Decision) or (guard and vote.verdict is not Verdict.DENY):
-            if trace.enabled:
-                trace(seam, impl.plugin, f"invalid vote {vote!r}")
-            problem = "a guard may only deny or abstain" if guard else "not a Decision"
-            votes.append(Decision(Verdict.DENY, f"invalid vote {vote!r}: {problem}", impl.plugin))
-            continue
-        if trace.enabled:
-            trace(seam, impl.plugin, f"{vote.verdict} {vote.reason}".rstrip())
-        votes.append(attrs.evolve(vote, plugin=impl.plugin))
+        votes.append(_counted(seam, impl, vote, trace=trace, guard=guard))
     return _strictest(votes)
+
+
+def _deny(reason: str, plugin: str) -> Decision:
+    from seamhost.decisions import Decision, Verdict  # only when someone voted
+
+    return Decision(Verdict.DENY, reason, plugin)
+
+
+def _counted(seam: str, impl: Impl, vote: object, *, trace: Tracer, guard: bool) -> Decision:
+    """A vote as counted: tagged with its plugin, or a deny when it breaks the contract."""
+    from seamhost.decisions import Decision, Verdict  # only when someone voted
+
+    if not isinstance(vote, Decision) or (guard and vote.verdict is not Verdict.DENY):
+        if trace.enabled:
+            trace(seam, impl.plugin, f"invalid vote {vote!r}")
+        problem = "a guard may only deny or abstain" if guard else "not a Decision"
+        return _deny(f"invalid vote {vote!r}: {problem}", impl.plugin)
+    if trace.enabled:
+        trace(seam, impl.plugin, f"{vote.verdict} {vote.reason}".rstrip())
+    return Decision(vote.verdict, vote.reason, impl.plugin)
 
 
 # --------------------------------------------------------------------------------------------
@@ -196,7 +240,7 @@ def notify(seam: str, impls: Sequence[Impl], kwargs: dict[str, Any], *, trace: T
     """
     for impl in impls:
         try:
-            result = impl(**kwargs)
+            result = impl.call(**kwargs)
         except Exception as exc:
             if trace.enabled:
                 trace(seam, impl.plugin, f"raised {describe(exc)}")
@@ -204,7 +248,7 @@ def notify(seam: str, impls: Sequence[Impl], kwargs: dict[str, Any], *, trace: T
             continue
         if trace.enabled:
             trace(seam, impl.plugin, "notified")
-        if isinstance(result, Awaitable):
+        if awaitable(result):
             _run_observer(seam, impl.plugin, result)
 
 
@@ -231,13 +275,17 @@ async def barrier(
     seam: str, impls: Sequence[Impl], kwargs: dict[str, Any], *, trace: Tracer
 ) -> None:
     """Run every implementation and await them all; then raise the first failure, if any."""
-    import asyncio
-
     if not impls:
         raise SeamUnavailable(seam)
+    if len(impls) == 1:  # the common case (one backend): no tasks to gather
+        await _barrier_of_one(seam, impls[0], kwargs, trace=trace)
+        return
+    import asyncio
 
     async def run(impl: Impl) -> None:
-        await settle(impl(**kwargs))
+        outcome = impl.call(**kwargs)
+        if awaitable(outcome):
+            await outcome
 
     outcomes = await asyncio.gather(*(run(impl) for impl in impls), return_exceptions=True)
     failures: list[tuple[Impl, BaseException]] = []
@@ -253,6 +301,19 @@ async def barrier(
     if failures:
         summary = tuple((impl.plugin, describe(exc)) for impl, exc in failures)
         raise SeamFailed(seam, summary) from failures[0][1]
+
+
+async def _barrier_of_one(seam: str, impl: Impl, kwargs: dict[str, Any], *, trace: Tracer) -> None:
+    try:
+        outcome = impl.call(**kwargs)
+        if awaitable(outcome):
+            await outcome
+    except Exception as exc:
+        if trace.enabled:
+            trace(seam, impl.plugin, f"raised {describe(exc)}")
+        raise SeamFailed(seam, ((impl.plugin, describe(exc)),)) from exc
+    if trace.enabled:
+        trace(seam, impl.plugin, "settled")
 
 
 # --------------------------------------------------------------------------------------------
@@ -295,7 +356,9 @@ def _link(
         if trace.enabled:
             trace(seam, impl.plugin, "enter")
         try:
-            result: T = await settle(impl(**{argument: ctx, "call_next": inner}))
+            result: T = impl.call(**{argument: ctx, "call_next": inner})
+            if awaitable(result):
+                result = await result
         except Exception as exc:
             if trace.enabled:
                 trace(seam, impl.plugin, f"raised {describe(exc)}")
@@ -334,7 +397,9 @@ def _stream_link(
     async def call(ctx: Any) -> AsyncIterator[T]:
         if trace.enabled:
             trace(seam, impl.plugin, "enter")
-        stream = await settle(impl(**{argument: ctx, "call_next": inner}))
+        stream = impl.call(**{argument: ctx, "call_next": inner})
+        if awaitable(stream):
+            stream = await stream
         async for item in stream:
             yield item
         if trace.enabled:

@@ -12,13 +12,9 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-import attrs
-
 from seamhost import dispatch
-from seamhost.approval import ApprovalOutcome
 from seamhost.catalogue import SEAMS, hook_name
-from seamhost.decisions import Block, Decision, Replace
-from seamhost.dispatch import ChainAnswer, Impl, Tracer
+from seamhost.dispatch import Impl, Tracer
 from seamhost.errors import (
     PluginConflict,
     PluginLoadError,
@@ -26,21 +22,24 @@ from seamhost.errors import (
     SeamFailed,
     SeamhostError,
 )
-from seamhost.results import ErrorCode, ToolResult
-from seamhost.tools import RegisteredTool, ToolSpec
 
+# The values of running sessions (decisions, results, approvals) are imported where a seam that
+# carries them is driven: building a bundle, which every command does, never needs them.
 if TYPE_CHECKING:
     import pluggy
 
     from seamhost.approval import ApprovalRequest
     from seamhost.approvals import ApprovalService
+    from seamhost.decisions import Decision, Replace
+    from seamhost.dispatch import ChainAnswer
     from seamhost.model import ModelAdapter, ModelEvent, ModelRequest
+    from seamhost.results import ToolResult
     from seamhost.sandbox import ConfinedCommand, ConfineRequest
     from seamhost.session.record import Record
     from seamhost.session.session import Session
     from seamhost.session.store import SessionStore
     from seamhost.steps import StepContext
-    from seamhost.tools import ToolExecution, ToolInvocation
+    from seamhost.tools import RegisteredTool, ToolExecution, ToolInvocation
 
 
 class Seams:
@@ -58,14 +57,18 @@ class Seams:
         self._impls: dict[str, tuple[Impl, ...]] = {}
         for seam in SEAMS:
             caller = getattr(pm.hook, hook_name(seam))
+            every = set(caller.spec.argnames) if caller.spec is not None else None
             self._impls[seam] = tuple(
                 Impl(
                     names.get(impl.plugin_name, impl.plugin_name),
                     impl.function,
-                    tuple(impl.argnames),
+                    # An implementation taking every argument is called with them as they come.
+                    None if set(impl.argnames) == every else tuple(impl.argnames),
                 )
                 for impl in reversed(caller.get_hookimpls())
             )
+        self._session_event = self._impls["session/event"]
+        self._tools_result = self._impls["tools/result"]
 
     # -- introspection ----------------------------------------------------------------------
 
@@ -80,6 +83,8 @@ class Seams:
 
     def tools_register(self) -> dict[str, RegisteredTool]:
         """``tools/register``: collect every plugin's tools; a duplicate name names both."""
+        from seamhost.tools import RegisteredTool, ToolSpec
+
         tools: dict[str, RegisteredTool] = {}
         for impl in self._impls["tools/register"]:
 
@@ -153,10 +158,12 @@ class Seams:
 
     def session_event(self, session: Session, record: Record) -> None:
         """``session/event``: notify observers of a committed record."""
-        impls = self._impls["session/event"]
-        if impls:
+        if self._session_event:
             dispatch.notify(
-                "session/event", impls, {"session": session, "record": record}, trace=self._trace
+                "session/event",
+                self._session_event,
+                {"session": session, "record": record},
+                trace=self._trace,
             )
 
     async def session_flush(self, session: Session) -> None:
@@ -201,6 +208,8 @@ class Seams:
 
     async def approval_request(self, request: ApprovalRequest) -> ChainAnswer:
         """``approval/request``: the first answer in the chain; ``answer is None`` → unavailable."""
+        from seamhost.approval import ApprovalOutcome
+
         return await dispatch.first_answer(
             "approval/request",
             self._impls["approval/request"],
@@ -223,6 +232,8 @@ class Seams:
         """``tools/execute``: run the chain around `body`; a raising wrapper is a ``TOOL_ERROR``."""
 
         def failed(impl: Impl, exc: Exception) -> ToolResult:
+            from seamhost.results import ErrorCode, ToolResult
+
             return ToolResult.failure(
                 execution.invocation.call_id,
                 ErrorCode.TOOL_ERROR,
@@ -243,7 +254,9 @@ class Seams:
         """``tools/post-execute``: apply each transform in order; a block or a raise blocks."""
         for impl in self._impls["tools/post-execute"]:
             try:
-                vote = await dispatch.settle(impl(call=call, result=result))
+                vote = impl.call(call=call, result=result)
+                if dispatch.awaitable(vote):
+                    vote = await vote
             except Exception as exc:
                 if self._trace.enabled:
                     self._trace(
@@ -254,6 +267,8 @@ class Seams:
                 if self._trace.enabled:
                     self._trace("tools/post-execute", impl.plugin, "accept")
                 continue
+            from seamhost.decisions import Block, Replace
+
             if isinstance(vote, Block):
                 if self._trace.enabled:
                     self._trace("tools/post-execute", impl.plugin, f"block {vote.reason}")
@@ -269,10 +284,12 @@ class Seams:
 
     def tools_result(self, call: ToolInvocation, result: ToolResult) -> None:
         """``tools/result``: notify observers; their failures never change the result."""
-        impls = self._impls["tools/result"]
-        if impls:
+        if self._tools_result:
             dispatch.notify(
-                "tools/result", impls, {"call": call, "result": result}, trace=self._trace
+                "tools/result",
+                self._tools_result,
+                {"call": call, "result": result},
+                trace=self._trace,
             )
 
 
@@ -291,6 +308,8 @@ def _changes(vote: Replace) -> str:
 
 
 def _replace(result: ToolResult, plugin: str, vote: Replace) -> ToolResult:
+    import attrs
+
     note: dict[str, Any] = {"plugin": plugin, "changes": _changes(vote), "reason": vote.reason}
     redactions = [*result.meta.get("redactions", ()), note]
     meta = {**result.meta, "redactions": redactions}
@@ -300,6 +319,8 @@ def _replace(result: ToolResult, plugin: str, vote: Replace) -> ToolResult:
 
 
 def _blocked(result: ToolResult, plugin: str, reason: str) -> ToolResult:
+    from seamhost.results import ErrorCode, ToolResult
+
     return ToolResult.failure(
         result.call_id,
         ErrorCode.POST_EXECUTE_BLOCKED,
