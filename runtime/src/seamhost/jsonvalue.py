@@ -156,15 +156,19 @@ def dumps(value: Any) -> bytes:
     return orjson.dumps(value, option=_DUMPS_OPTIONS)
 
 
-def canonical_json(value: Any) -> bytes:
-    """Canonical JSON bytes: sorted keys, no whitespace, UTF-8. Digests are taken of this."""
-    check_lossless(value)
+def canonical_json(value: Any, *, checked: bool = False) -> bytes:
+    """Canonical JSON bytes: sorted keys, no whitespace, UTF-8. Digests are taken of this.
+
+    `value` is checked to be lossless first, unless the caller says it already did (`checked`).
+    """
+    if not checked:
+        check_lossless(value)
     return orjson.dumps(value, option=_DUMPS_OPTIONS | orjson.OPT_SORT_KEYS)
 
 
-def digest(value: Any) -> str:
-    """``sha256:<hex>`` of the canonical JSON of `value`."""
-    return "sha256:" + hashlib.sha256(canonical_json(value)).hexdigest()
+def digest(value: Any, *, checked: bool = False) -> str:
+    """``sha256:<hex>`` of the canonical JSON of `value` (`checked` as for `canonical_json`)."""
+    return "sha256:" + hashlib.sha256(canonical_json(value, checked=checked)).hexdigest()
 
 
 def as_text(value: Any) -> str:

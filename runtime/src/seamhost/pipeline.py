@@ -48,7 +48,7 @@ from seamhost.dispatch import describe
 from seamhost.results import ErrorCode, ToolError, ToolFailed, ToolResult
 from seamhost.runner import SandboxRunner, SandboxUnavailable
 from seamhost.sandbox import ConfineRequest, SandboxMode
-from seamhost.schema import compile_schema
+from seamhost.schema import Validator, compile_schema
 from seamhost.session.events import (
     ErrorDetail,
     InboxSpliced,
@@ -98,6 +98,7 @@ class ToolPipeline:
     _used_grants: set[str] = attrs.field(factory=set, init=False)
     _roots: tuple[Path, ...] | None = attrs.field(default=None, init=False)
     _runners: dict[SandboxMode, SandboxRunner] = attrs.field(factory=dict, init=False)
+    _validators: dict[str, Validator] = attrs.field(factory=dict, init=False)
 
     # -- the step -----------------------------------------------------------------------------
 
@@ -194,7 +195,10 @@ class ToolPipeline:
                 ErrorCode.UNKNOWN_TOOL,
                 f"no tool named {proposal.name!r} in this bundle (tools: {known})",
             )
-        arguments = _parse_arguments(tool, proposal.arguments)
+        validator = self._validators.get(tool.spec.name)
+        if validator is None:  # the bundle's tools are fixed: compile each schema once
+            validator = self._validators[tool.spec.name] = compile_schema(tool.spec.input_schema)
+        arguments = _parse_arguments(validator, proposal.arguments)
         if isinstance(arguments, str):
             return ToolResult.failure(call_id, ErrorCode.INVALID_ARGUMENTS, arguments)
         mode = effective_mode(self.session, self.bundle.profile.sandbox.mode)
@@ -209,7 +213,7 @@ class ToolPipeline:
             call_id=call_id,
             tool=tool,
             arguments=jsonvalue.freeze(arguments),
-            args_digest=jsonvalue.digest(arguments),
+            args_digest=jsonvalue.digest(arguments, checked=True),  # checked when parsed
             workspace=self.workspace,
             sandbox_mode=mode,
         )
@@ -314,7 +318,7 @@ class ToolPipeline:
         execution = ToolExecution(call, 1, cancelled, session=self.session, parent=parent)
         result = await self.bundle.seams.tools_execute(execution, self._body)
         result = await self.bundle.seams.tools_post_execute(call, result)
-        result = attrs.evolve(result, meta={**result.meta, "decisions": list(item.decisions)})
+        result = result.with_meta(decisions=list(item.decisions))
         self.bundle.seams.tools_result(call, result)
         return result
 
@@ -332,7 +336,10 @@ class ToolPipeline:
         )
         meta: dict[str, Any] = {"sandbox_mode": str(call.sandbox_mode)}
         try:
-            output = await asyncio.wait_for(spec.body(context), self.tool_timeout)
+            if self.tool_timeout is None:
+                output = await spec.body(context)
+            else:
+                output = await asyncio.wait_for(spec.body(context), self.tool_timeout)
         except TimeoutError:
             return ToolResult.failure(
                 call.call_id,
@@ -401,7 +408,7 @@ def _batches(proposals: Sequence[ToolCallProposal], tools: Any) -> list[list[Too
     return batches
 
 
-def _parse_arguments(tool: RegisteredTool, raw: str) -> dict[str, Any] | str:
+def _parse_arguments(validator: Validator, raw: str) -> dict[str, Any] | str:
     """The validated arguments, or a sentence saying why they are invalid."""
     try:
         arguments = orjson.loads(raw)
@@ -413,7 +420,7 @@ def _parse_arguments(tool: RegisteredTool, raw: str) -> dict[str, Any] | str:
         jsonvalue.check_lossless(arguments, "arguments")
     except jsonvalue.LossyValue as exc:
         return str(exc)
-    violation = compile_schema(tool.spec.input_schema)(arguments)
+    violation = validator(arguments)
     if violation is not None:
         where = "arguments" + "".join(
             f"[{p}]" if isinstance(p, int) else f".{p}" for p in violation.path

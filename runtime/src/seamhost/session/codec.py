@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import types
 import typing
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, cast
 
 import attrs
@@ -125,6 +125,7 @@ class EventCatalog:
         self.converter = make_converter(classes)
         self._types: dict[str, EventType] = {}
         self._validators: dict[str, Validator] = {}
+        self._unstructurers: dict[type, Callable[[Any], dict[str, Any]]] = {}
         for cls in classes:
             if not cls.TYPE or cls.TYPE in self._types:
                 raise ValueError(f"event class {cls.__qualname__} has a missing or duplicate TYPE")
@@ -154,7 +155,11 @@ class EventCatalog:
 
     def unstructure(self, event: Event) -> dict[str, Any]:
         """The record data of a typed event."""
-        data: dict[str, Any] = self.converter.unstructure(event)
+        unstructure = self._unstructurers.get(type(event))
+        if unstructure is None:  # cattrs' own dispatch, looked up once per class
+            unstructure = self.converter.get_unstructure_hook(type(event))
+            self._unstructurers[type(event)] = unstructure
+        data: dict[str, Any] = unstructure(event)
         return data
 
     def structure(self, type_: str, data: Mapping[str, Any]) -> Event:
