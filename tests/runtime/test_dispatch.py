@@ -312,9 +312,9 @@ def test_around_raise_becomes_the_error_value() -> None:
         "ctx",
         terminal,
         trace=OFF,
-        on_error=lambda impl, exc: f"error from {impl.plugin}: {exc}",
+        on_error=lambda impl, exc, ctx: f"error from {impl.plugin} on {ctx}: {exc}",
     )
-    assert run(chain(None)) == "error from broken: boom"
+    assert run(chain("ctx-1")) == "error from broken on ctx-1: boom"
 
 
 def test_around_raise_propagates_without_on_error() -> None:

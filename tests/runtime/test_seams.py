@@ -157,6 +157,37 @@ def test_seam_session_flush(make_bundle: BundleMaker) -> None:
     assert plugin_state(bundle, "flusher").flushed == [1]
 
 
+FLAKY_FLUSHER = """
+flushed = []
+fail_next = False
+@hookimpl
+async def session_flush(self, session):
+    if Plugin.fail_next:
+        Plugin.fail_next = False
+        raise OSError("disk full")
+    Plugin.flushed.append(session.next_seq)
+"""
+
+
+def test_session_flush_reaches_the_seam_only_for_records_not_yet_durable(
+    make_bundle: BundleMaker,
+) -> None:
+    bundle = make_bundle({"flusher": plugin_source(FLAKY_FLUSHER, name="flusher")})
+    state = plugin_state(bundle, "flusher")
+    session = create_session(bundle)
+    run(session.flush())  # the first flush always reaches the store (it may publish the log)
+    session.append(TurnStart(turn=1))
+    run(session.flush())
+    run(session.flush())  # nothing appended since: already durable, the store is not asked
+    assert state.flushed == [0, 1]
+    session.append(TurnStart(turn=2))
+    state.fail_next = True
+    with pytest.raises(SeamFailed, match="disk full"):
+        run(session.flush())
+    run(session.flush())  # the failed flush made nothing durable: this one must reach the store
+    assert state.flushed == [0, 1, 2]
+
+
 def test_seam_session_flush_missing_or_raising_fails_closed(make_bundle: BundleMaker) -> None:
     bundle = make_bundle({"alpha": plugin_source(TOOL.format(tool="t"), name="alpha")})
     with pytest.raises(SeamUnavailable, match="session/flush"):

@@ -328,12 +328,13 @@ def around(
     terminal: Callable[[Any], Awaitable[T]],
     *,
     trace: Tracer,
-    on_error: Callable[[Impl, Exception], T] | None = None,
+    on_error: Callable[[Impl, Exception, Any], T] | None = None,
 ) -> Callable[[Any], Awaitable[T]]:
     """Compose ``impl(<argument>=ctx, call_next=next)`` links around `terminal`.
 
     The first implementation in call order is outermost. With `on_error`, an implementation that
-    raises is turned into a value by it (an error result); otherwise the error propagates.
+    raises is turned into a value by ``on_error(impl, exc, ctx)`` (an error result); otherwise the
+    error propagates. The chain holds no per-call state: it may be built once and reused.
     """
     link: Callable[[Any], Awaitable[T]] = terminal
     for impl in reversed(impls):
@@ -350,7 +351,7 @@ def _link(
     argument: str,
     inner: Callable[[Any], Awaitable[T]],
     trace: Tracer,
-    on_error: Callable[[Impl, Exception], T] | None,
+    on_error: Callable[[Impl, Exception, Any], T] | None,
 ) -> Callable[[Any], Awaitable[T]]:
     async def call(ctx: Any) -> T:
         if trace.enabled:
@@ -364,7 +365,7 @@ def _link(
                 trace(seam, impl.plugin, f"raised {describe(exc)}")
             if on_error is None:
                 raise
-            return on_error(impl, exc)
+            return on_error(impl, exc, ctx)
         if trace.enabled:
             trace(seam, impl.plugin, "leave")
         return result

@@ -69,6 +69,8 @@ class Seams:
             )
         self._session_event = self._impls["session/event"]
         self._tools_result = self._impls["tools/result"]
+        self._execute_chain: tuple[Any, Callable[[ToolExecution], Awaitable[ToolResult]]] | None
+        self._execute_chain = None
 
     # -- introspection ----------------------------------------------------------------------
 
@@ -229,26 +231,24 @@ class Seams:
         execution: ToolExecution,
         body: Callable[[ToolExecution], Awaitable[ToolResult]],
     ) -> ToolResult:
-        """``tools/execute``: run the chain around `body`; a raising wrapper is a ``TOOL_ERROR``."""
+        """``tools/execute``: run the chain around `body`; a raising wrapper is a ``TOOL_ERROR``.
 
-        def failed(impl: Impl, exc: Exception) -> ToolResult:
-            from seamhost.results import ErrorCode, ToolResult
-
-            return ToolResult.failure(
-                execution.invocation.call_id,
-                ErrorCode.TOOL_ERROR,
-                f'plugin "{impl.plugin}" failed in tools/execute: {dispatch.describe(exc)}',
+        The chain is composed once per `body` (a pipeline passes the same one for every call).
+        """
+        chain = self._execute_chain
+        if chain is None or chain[0] is not body:
+            chain = self._execute_chain = (
+                body,
+                dispatch.around(
+                    "tools/execute",
+                    self._impls["tools/execute"],
+                    "execution",
+                    body,
+                    trace=self._trace,
+                    on_error=_execute_failed,
+                ),
             )
-
-        chain = dispatch.around(
-            "tools/execute",
-            self._impls["tools/execute"],
-            "execution",
-            body,
-            trace=self._trace,
-            on_error=failed,
-        )
-        return await chain(execution)
+        return await chain[1](execution)
 
     async def tools_post_execute(self, call: ToolInvocation, result: ToolResult) -> ToolResult:
         """``tools/post-execute``: apply each transform in order; a block or a raise blocks."""
@@ -301,6 +301,16 @@ def _provide(seam: str, impl: Impl) -> Any:
         raise
     except Exception as exc:
         raise SeamFailed(seam, ((impl.plugin, dispatch.describe(exc)),)) from exc
+
+
+def _execute_failed(impl: Impl, exc: Exception, execution: ToolExecution) -> ToolResult:
+    from seamhost.results import ErrorCode, ToolResult
+
+    return ToolResult.failure(
+        execution.invocation.call_id,
+        ErrorCode.TOOL_ERROR,
+        f'plugin "{impl.plugin}" failed in tools/execute: {dispatch.describe(exc)}',
+    )
 
 
 def _changes(vote: Replace) -> str:

@@ -33,7 +33,7 @@ abandoned.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -99,6 +99,12 @@ class ToolPipeline:
     _roots: tuple[Path, ...] | None = attrs.field(default=None, init=False)
     _runners: dict[SandboxMode, SandboxRunner] = attrs.field(factory=dict, init=False)
     _validators: dict[str, Validator] = attrs.field(factory=dict, init=False)
+    # The innermost link of every call's tools/execute chain: one object, so the chain is
+    # composed once (a bound method read twice is two objects).
+    _terminal: Callable[[ToolExecution], Awaitable[ToolResult]] = attrs.field(init=False)
+
+    def __attrs_post_init__(self) -> None:
+        self._terminal = self._body
 
     # -- the step -----------------------------------------------------------------------------
 
@@ -258,15 +264,16 @@ class ToolPipeline:
             return _refused(
                 invocation, ErrorCode.DENIED_BY_GUARD, guard.reason, guard.plugin, decisions
             )
-        unavailable = await self._sandbox_problem(invocation)
-        if unavailable is not None:
-            return _refused(invocation, ErrorCode.SANDBOX_UNAVAILABLE, unavailable, "", decisions)
+        if invocation.tool.spec.runs_subprocesses and invocation.sandbox_mode.confining:
+            unavailable = await self._sandbox_problem(invocation)
+            if unavailable is not None:
+                return _refused(
+                    invocation, ErrorCode.SANDBOX_UNAVAILABLE, unavailable, "", decisions
+                )
         return Ready(invocation, grant, tuple(decisions))
 
     async def _sandbox_problem(self, call: ToolInvocation) -> str | None:
         """Why a subprocess tool cannot be confined in its mode, or ``None`` when it can."""
-        if not call.tool.spec.runs_subprocesses or not call.sandbox_mode.confining:
-            return None
         probe = ConfineRequest(
             ("true",),
             call.sandbox_mode,
@@ -316,7 +323,7 @@ class ToolPipeline:
                 )
             self._used_grants.add(item.grant.approval_id)
         execution = ToolExecution(call, 1, cancelled, session=self.session, parent=parent)
-        result = await self.bundle.seams.tools_execute(execution, self._body)
+        result = await self.bundle.seams.tools_execute(execution, self._terminal)
         result = await self.bundle.seams.tools_post_execute(call, result)
         result = result.with_meta(decisions=list(item.decisions))
         self.bundle.seams.tools_result(call, result)

@@ -83,13 +83,9 @@ class ToolResult:
 
     def with_meta(self, **extra: Any) -> ToolResult:
         """This result with `extra` added to its meta (what ``attrs.evolve`` does, cheaper)."""
+        meta = FrozenDict({**self.meta, **{key: freeze(value) for key, value in extra.items()}})
         return ToolResult(
-            self.call_id,
-            self.content,
-            self.value,
-            self.error,
-            {**self.meta, **extra},
-            self.additional_contexts,
+            self.call_id, self.content, self.value, self.error, meta, self.additional_contexts
         )
 
     @classmethod

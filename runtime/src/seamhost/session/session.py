@@ -76,6 +76,9 @@ class Session:
         self._last_of_type: dict[str, Record] = {r.type: r for r in self._records}
         self._listeners: list[Callable[[Record], None]] = []
         self._closed = False
+        # Records [0, _durable) are known durable: a flush covering them has succeeded. -1 until
+        # one has: the first flush always reaches the store (it may publish the log).
+        self._durable = -1
 
     # -- identity ---------------------------------------------------------------------------
 
@@ -181,10 +184,19 @@ class Session:
         return record
 
     async def flush(self) -> None:
-        """Return once every record appended before the call is durable (``session/flush``)."""
+        """Return once every record appended before the call is durable (``session/flush``).
+
+        A flush that finds nothing appended since the last one that succeeded returns at once:
+        what it would wait for is already durable. (The checkpoint before each of a batch's
+        bodies is one flush for the whole batch and a check for each later call.)
+        """
         if self._seams is None:
             raise SeamUnavailable("session/flush")
+        target = len(self._records)
+        if target <= self._durable:
+            return
         await self._seams.session_flush(self)
+        self._durable = max(self._durable, target)
 
     def close(self) -> None:
         """Release the writer. Records not flushed may be lost with a durable store."""
