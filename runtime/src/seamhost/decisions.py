@@ -16,7 +16,10 @@ class Verdict(enum.IntEnum):
     DENY = 2
 
     def __str__(self) -> str:
-        return self.name.lower()
+        return _VERDICT_NAMES[self._value_]  # not `self.name`: enum properties are slow
+
+
+_VERDICT_NAMES = {int(verdict): verdict.name.lower() for verdict in Verdict}
 
 
 @attrs.frozen

@@ -163,8 +163,6 @@ def _allow() -> Decision:
 
 
 def _strictest(votes: list[Decision]) -> Decision:
-    if not votes:
-        return _allow()
     worst = max(vote.verdict for vote in votes)
     # Among equally strict votes pick by plugin name, so registration order never matters.
     return min((v for v in votes if v.verdict == worst), key=lambda v: (v.plugin, v.reason))
@@ -182,7 +180,7 @@ async def decide(
     for impl in impls:
         try:
             vote = impl.call(**kwargs)
-            if awaitable(vote):
+            if vote is not None and awaitable(vote):
                 vote = await vote
         except Exception as exc:
             if trace.enabled:
@@ -194,7 +192,7 @@ async def decide(
                 trace(seam, impl.plugin, "abstain")
             continue
         votes.append(_counted(seam, impl, vote, trace=trace, guard=guard))
-    return _strictest(votes)
+    return _strictest(votes) if votes else _allow()
 
 
 def _deny(reason: str, plugin: str) -> Decision:
@@ -248,7 +246,7 @@ def notify(seam: str, impls: Sequence[Impl], kwargs: dict[str, Any], *, trace: T
             continue
         if trace.enabled:
             trace(seam, impl.plugin, "notified")
-        if awaitable(result):
+        if result is not None and awaitable(result):
             _run_observer(seam, impl.plugin, result)
 
 

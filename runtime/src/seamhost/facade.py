@@ -255,7 +255,7 @@ class Seams:
         for impl in self._impls["tools/post-execute"]:
             try:
                 vote = impl.call(call=call, result=result)
-                if dispatch.awaitable(vote):
+                if vote is not None and dispatch.awaitable(vote):
                     vote = await vote
             except Exception as exc:
                 if self._trace.enabled:

@@ -43,12 +43,15 @@ def _refuse(path: str, problem: str) -> NoReturn:
 
 def check_lossless(value: object, path: str = "$") -> None:
     """Raise `LossyValue` naming the first place where `value` is not lossless JSON."""
-    if not _lossless(value):
+    if not is_lossless(value):
         _explain(value, path)
 
 
-def _lossless(value: object) -> bool:
-    """The hot path: True when `value` is lossless JSON; no paths, no messages."""
+def is_lossless(value: object) -> bool:
+    """Whether `value` is lossless JSON: the hot path, with no paths and no messages.
+
+    Callers that must say why call `check_lossless` when this answers ``False``.
+    """
     kind = type(value)
     if kind is str or kind is bool or value is None:
         return True
@@ -61,13 +64,13 @@ def _lossless(value: object) -> bool:
             if type(key) is not str:
                 return False
             inner = type(item)
-            if not (inner is str or inner is bool or item is None or _lossless(item)):
+            if not (inner is str or inner is bool or item is None or is_lossless(item)):
                 return False
         return True
     if kind is list or kind is tuple:
         for item in value:  # type: ignore[attr-defined]
             inner = type(item)
-            if not (inner is str or inner is bool or item is None or _lossless(item)):
+            if not (inner is str or inner is bool or item is None or is_lossless(item)):
                 return False
         return True
     return False

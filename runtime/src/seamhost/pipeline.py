@@ -35,7 +35,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 import attrs
 import orjson
@@ -45,6 +45,7 @@ from seamhost.approval import ApprovalOutcome
 from seamhost.approvals import ApprovalService, Grant
 from seamhost.decisions import Verdict
 from seamhost.dispatch import describe
+from seamhost.jsonvalue import FrozenDict
 from seamhost.results import ErrorCode, ToolError, ToolFailed, ToolResult
 from seamhost.runner import SandboxRunner, SandboxUnavailable
 from seamhost.sandbox import ConfineRequest, SandboxMode
@@ -76,13 +77,12 @@ def effective_mode(session: Session, profile_mode: SandboxMode) -> SandboxMode:
     return SandboxMode(record.data["mode"]) if record is not None else profile_mode
 
 
-@attrs.frozen
-class Ready:
-    """A call that passed governance: what to dispatch, and the grant that allowed it."""
+class Ready(NamedTuple):
+    """A call that passed governance: what to dispatch, the grant that allowed it, and how."""
 
     invocation: ToolInvocation
     grant: Grant | None
-    decisions: tuple[dict[str, str], ...]
+    decisions: tuple[FrozenDict, ...]
 
 
 @attrs.define
@@ -96,7 +96,8 @@ class ToolPipeline:
     parallelism: int = 4
     tool_timeout: float | None = None
     _used_grants: set[str] = attrs.field(factory=set, init=False)
-    _roots: tuple[Path, ...] | None = attrs.field(default=None, init=False)
+    _roots: tuple[Path, ...] = attrs.field(init=False)
+    _session_id: str = attrs.field(init=False)
     _runners: dict[SandboxMode, SandboxRunner] = attrs.field(factory=dict, init=False)
     _validators: dict[str, Validator] = attrs.field(factory=dict, init=False)
     # The innermost link of every call's tools/execute chain: one object, so the chain is
@@ -105,6 +106,12 @@ class ToolPipeline:
 
     def __attrs_post_init__(self) -> None:
         self._terminal = self._body
+        # The profile, the workspace and the session are fixed for the pipeline's life.
+        self._roots = tuple(
+            root if root.is_absolute() else self.workspace / root
+            for root in self.bundle.profile.sandbox.writable_roots
+        )
+        self._session_id = self.session.id
 
     # -- the step -----------------------------------------------------------------------------
 
@@ -130,9 +137,12 @@ class ToolPipeline:
                     descriptor_digest=tool.digest if tool is not None else None,
                 )
             )
-        results: list[ToolResult] = []
-        for batch in _batches(proposals, self.bundle.tools):
-            results += await self._run_batch(turn, step, batch, cancelled, parent)
+        if len(proposals) == 1:
+            results = await self._run_batch(turn, step, proposals, cancelled, parent)
+        else:
+            results = []
+            for batch in _batches(proposals, self.bundle.tools):
+                results += await self._run_batch(turn, step, batch, cancelled, parent)
         contexts = tuple(c for result in results for c in result.additional_contexts)
         if contexts:
             self.session.append(InboxSpliced(turn=turn, step=step, contexts=contexts))
@@ -146,22 +156,23 @@ class ToolPipeline:
         cancelled: asyncio.Event,
         parent: ToolExecution | None,
     ) -> list[ToolResult]:
-        settled: dict[str, ToolResult] = {}
-        ready: list[Ready] = []
-        for proposal in batch:
+        # The outcome of each call, by its position in the batch (a model may repeat a call id).
+        settled: list[ToolResult | None] = [None] * len(batch)
+        ready: list[tuple[int, Ready]] = []
+        for index, proposal in enumerate(batch):
             if cancelled.is_set():
-                settled[proposal.call_id] = _aborted(proposal.call_id)
+                settled[index] = _aborted(proposal.call_id)
                 continue
             outcome = await self._govern(turn, step, proposal)
             if isinstance(outcome, ToolResult):
-                settled[proposal.call_id] = outcome
+                settled[index] = outcome
             else:
-                ready.append(outcome)
-        dispatched: list[Ready] = []
-        for item in ready:
+                ready.append((index, outcome))
+        dispatched: list[tuple[int, Ready]] = []
+        for index, item in ready:
             call = item.invocation
             if cancelled.is_set():
-                settled[call.call_id] = _aborted(call.call_id)
+                settled[index] = _aborted(call.call_id)
                 continue
             self.session.append(
                 ToolDispatch(
@@ -171,20 +182,21 @@ class ToolPipeline:
                     args_digest=call.args_digest,
                 )
             )
-            dispatched.append(item)
+            dispatched.append((index, item))
         if len(dispatched) == 1:
-            only = dispatched[0]
-            settled[only.invocation.call_id] = await self._execute(only, cancelled, parent)
+            index, item = dispatched[0]
+            settled[index] = await self._execute(item, cancelled, parent)
         elif dispatched:
             limit = asyncio.Semaphore(max(1, self.parallelism))
 
-            async def run(item: Ready) -> tuple[str, ToolResult]:
+            async def run(item: Ready) -> ToolResult:
                 async with limit:
-                    return item.invocation.call_id, await self._execute(item, cancelled, parent)
+                    return await self._execute(item, cancelled, parent)
 
-            for call_id, result in await asyncio.gather(*(run(item) for item in dispatched)):
-                settled[call_id] = result
-        ordered = [settled[p.call_id] for p in batch]
+            results = await asyncio.gather(*(run(item) for _, item in dispatched))
+            for (index, _), result in zip(dispatched, results, strict=True):
+                settled[index] = result
+        ordered = cast("list[ToolResult]", settled)  # every position was settled above
         for result in ordered:
             self._commit(turn, step, result)
         return ordered
@@ -207,13 +219,20 @@ class ToolPipeline:
         arguments = _parse_arguments(validator, proposal.arguments)
         if isinstance(arguments, str):
             return ToolResult.failure(call_id, ErrorCode.INVALID_ARGUMENTS, arguments)
-        mode = effective_mode(self.session, self.bundle.profile.sandbox.mode)
-        try:
-            escalation = _parse_escalation(proposal, mode)
-        except _InvalidEscalation as exc:
-            return ToolResult.failure(call_id, ErrorCode.ESCALATION_INVALID, str(exc))
+        declared = self.session.last("sandbox/mode")  # effective_mode(), inline: every call
+        mode = (
+            SandboxMode(declared.data["mode"])
+            if declared is not None
+            else self.bundle.profile.sandbox.mode
+        )
+        escalation = None
+        if proposal.sandbox_permissions is not None or proposal.justification is not None:
+            try:
+                escalation = _parse_escalation(proposal, mode)
+            except _InvalidEscalation as exc:
+                return ToolResult.failure(call_id, ErrorCode.ESCALATION_INVALID, str(exc))
         invocation = ToolInvocation(
-            session_id=self.session.id,
+            session_id=self._session_id,
             turn=turn,
             step=step,
             call_id=call_id,
@@ -223,7 +242,7 @@ class ToolPipeline:
             workspace=self.workspace,
             sandbox_mode=mode,
         )
-        decisions: list[dict[str, str]] = []
+        decisions: list[FrozenDict] = []
         decision = await self.bundle.seams.tools_pre_execute(invocation)
         decisions.append(_trace("policy", decision.verdict, decision.plugin, decision.reason))
         if decision.verdict is Verdict.DENY:
@@ -278,7 +297,7 @@ class ToolPipeline:
             ("true",),
             call.sandbox_mode,
             self.workspace,
-            self._writable_roots(),
+            self._roots,
             self.bundle.profile.sandbox.network,
         )
         try:
@@ -295,18 +314,10 @@ class ToolPipeline:
                 self.bundle.seams,
                 mode,
                 self.workspace,
-                self._writable_roots(),
+                self._roots,
                 self.bundle.profile.sandbox.network,
             )
         return runner
-
-    def _writable_roots(self) -> tuple[Path, ...]:
-        if self._roots is None:  # the profile and the workspace are fixed for the pipeline
-            self._roots = tuple(
-                root if root.is_absolute() else self.workspace / root
-                for root in self.bundle.profile.sandbox.writable_roots
-            )
-        return self._roots
 
     # -- steps 8 to 11 ------------------------------------------------------------------------
 
@@ -325,7 +336,7 @@ class ToolPipeline:
         execution = ToolExecution(call, 1, cancelled, session=self.session, parent=parent)
         result = await self.bundle.seams.tools_execute(execution, self._terminal)
         result = await self.bundle.seams.tools_post_execute(call, result)
-        result = result.with_meta(decisions=list(item.decisions))
+        result = result.with_meta(decisions=item.decisions)
         self.bundle.seams.tools_result(call, result)
         return result
 
@@ -337,9 +348,9 @@ class ToolPipeline:
             arguments=call.arguments,
             workspace=self.workspace,
             sandbox_mode=call.sandbox_mode,
-            writable_roots=self._writable_roots(),
+            writable_roots=self._roots,
             cancelled=execution.cancelled,
-            runner=self._runner(call.sandbox_mode),
+            runner=self._runners.get(call.sandbox_mode) or self._runner(call.sandbox_mode),
         )
         meta: dict[str, Any] = {"sandbox_mode": str(call.sandbox_mode)}
         try:
@@ -423,10 +434,11 @@ def _parse_arguments(validator: Validator, raw: str) -> dict[str, Any] | str:
         return f"arguments are not valid JSON: {exc}"
     if type(arguments) is not dict:
         return f"arguments must be a JSON object, got {type(arguments).__name__}"
-    try:
-        jsonvalue.check_lossless(arguments, "arguments")
-    except jsonvalue.LossyValue as exc:
-        return str(exc)
+    if not jsonvalue.is_lossless(arguments):
+        try:
+            jsonvalue.check_lossless(arguments, "arguments")
+        except jsonvalue.LossyValue as exc:
+            return str(exc)
     violation = validator(arguments)
     if violation is not None:
         where = "arguments" + "".join(
@@ -463,8 +475,9 @@ def _parse_escalation(proposal: ToolCallProposal, mode: SandboxMode) -> SandboxM
     return wanted
 
 
-def _trace(stage: str, verdict: object, plugin: str, reason: str) -> dict[str, str]:
-    return {"stage": stage, "verdict": str(verdict), "plugin": plugin, "reason": reason}
+def _trace(stage: str, verdict: object, plugin: str, reason: str) -> FrozenDict:
+    """One step of a call's decision path, as its result's meta records it (frozen: strings)."""
+    return FrozenDict(stage=stage, verdict=str(verdict), plugin=plugin, reason=reason)
 
 
 def _refused(
@@ -472,7 +485,7 @@ def _refused(
     code: ErrorCode,
     reason: str,
     plugin: str,
-    decisions: list[dict[str, str]],
+    decisions: list[FrozenDict],
 ) -> ToolResult:
     by = f' (by "{plugin}")' if plugin else ""
     return ToolResult.failure(
