@@ -316,6 +316,29 @@ def test_cancellation_aborts_what_was_not_dispatched(
     assert "tool/dispatch" not in types(session)
 
 
+def test_cancellation_drains_started_bodies_and_aborts_queued_ones(
+    make_bundle: BundleMaker, workspace: Path
+) -> None:
+    bundle = make(make_bundle)
+    session = create_session(bundle)
+    session.append(TurnStart(turn=1))
+    pipeline = ToolPipeline(bundle, session, workspace, ApprovalService(), parallelism=2)
+    cancelled = asyncio.Event()
+
+    async def cancel_while_the_first_two_run() -> list[ToolResult]:
+        calls = propose(*[("read", {"ms": 100})] * 4)
+        step = asyncio.create_task(pipeline.run_step(1, 1, calls, cancelled))
+        await asyncio.sleep(0.03)
+        cancelled.set()
+        return await step
+
+    results = asyncio.run(cancel_while_the_first_two_run())
+    assert codes(results) == ["ok", "ok", "ABORTED_BEFORE_DISPATCH", "ABORTED_BEFORE_DISPATCH"]
+    started = [call for kind, _, call in runs(bundle) if kind == "start"]
+    ended = [call for kind, _, call in runs(bundle) if kind == "end"]
+    assert started == ended == ["c1", "c2"], "started bodies were awaited, queued ones never ran"
+
+
 # -- bodies -------------------------------------------------------------------------------------
 
 

@@ -9,7 +9,7 @@ The bundle registers plugins in reverse profile order, so for plugins without ``
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping
 from typing import TYPE_CHECKING, Any
 
 from seamhost import dispatch
@@ -43,7 +43,11 @@ if TYPE_CHECKING:
 
 
 class Seams:
-    """Drives every seam of one bundle. Built by the bundle; fixed for its life."""
+    """Drives every seam of one bundle. Built by the bundle; fixed for its life.
+
+    The methods of asynchronous seams return awaitables: some are coroutine functions, others
+    hand back the driver's coroutine as it is (one frame fewer on the per-call path).
+    """
 
     def __init__(
         self,
@@ -198,9 +202,9 @@ class Seams:
 
     # -- the governed call ------------------------------------------------------------------
 
-    async def tools_pre_execute(self, call: ToolInvocation) -> Decision:
+    def tools_pre_execute(self, call: ToolInvocation) -> Coroutine[Any, Any, Decision]:
         """``tools/pre-execute``: the most restrictive vote (allow when nobody votes)."""
-        return await dispatch.decide(
+        return dispatch.decide(
             "tools/pre-execute",
             self._impls["tools/pre-execute"],
             {"call": call},
@@ -220,17 +224,17 @@ class Seams:
             trace=self._trace,
         )
 
-    async def tools_guard(self, call: ToolInvocation) -> Decision:
+    def tools_guard(self, call: ToolInvocation) -> Coroutine[Any, Any, Decision]:
         """``tools/guard``: deny if any guard denies (or raises); allow otherwise."""
-        return await dispatch.decide(
+        return dispatch.decide(
             "tools/guard", self._impls["tools/guard"], {"call": call}, trace=self._trace, guard=True
         )
 
-    async def tools_execute(
+    def tools_execute(
         self,
         execution: ToolExecution,
         body: Callable[[ToolExecution], Awaitable[ToolResult]],
-    ) -> ToolResult:
+    ) -> Awaitable[ToolResult]:
         """``tools/execute``: run the chain around `body`; a raising wrapper is a ``TOOL_ERROR``.
 
         The chain is composed once per `body` (a pipeline passes the same one for every call).
@@ -248,7 +252,7 @@ class Seams:
                     on_error=_execute_failed,
                 ),
             )
-        return await chain[1](execution)
+        return chain[1](execution)
 
     async def tools_post_execute(self, call: ToolInvocation, result: ToolResult) -> ToolResult:
         """``tools/post-execute``: apply each transform in order; a block or a raise blocks."""

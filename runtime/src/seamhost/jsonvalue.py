@@ -64,13 +64,23 @@ def is_lossless(value: object) -> bool:
             if type(key) is not str:
                 return False
             inner = type(item)
-            if not (inner is str or inner is bool or item is None or is_lossless(item)):
+            if inner is str or inner is bool or item is None:
+                continue
+            if inner is int:
+                if not INT64_MIN <= item <= INT64_MAX:
+                    return False
+            elif not is_lossless(item):
                 return False
         return True
     if kind is list or kind is tuple:
         for item in value:  # type: ignore[attr-defined]
             inner = type(item)
-            if not (inner is str or inner is bool or item is None or is_lossless(item)):
+            if inner is str or inner is bool or item is None:
+                continue
+            if inner is int:
+                if not INT64_MIN <= item <= INT64_MAX:
+                    return False
+            elif not is_lossless(item):
                 return False
         return True
     return False

@@ -98,6 +98,9 @@ class ToolPipeline:
     _used_grants: set[str] = attrs.field(factory=set, init=False)
     _roots: tuple[Path, ...] = attrs.field(init=False)
     _session_id: str = attrs.field(init=False)
+    # The decision trail of each call being executed, by the id of its invocation: the body
+    # puts it in its result's meta (a wrapper that passes another invocation just misses it).
+    _trails: dict[int, tuple[FrozenDict, ...]] = attrs.field(factory=dict, init=False)
     _runners: dict[SandboxMode, SandboxRunner] = attrs.field(factory=dict, init=False)
     _validators: dict[str, Validator] = attrs.field(factory=dict, init=False)
     # The innermost link of every call's tools/execute chain: one object, so the chain is
@@ -187,15 +190,19 @@ class ToolPipeline:
             index, item = dispatched[0]
             settled[index] = await self._execute(item, cancelled, parent)
         elif dispatched:
-            limit = asyncio.Semaphore(max(1, self.parallelism))
+            # A bounded pool: at most `parallelism` workers, each taking the next call when its
+            # last one settles (one task per worker, not one per call).
+            pending = iter(dispatched)
 
-            async def run(item: Ready) -> ToolResult:
-                async with limit:
-                    return await self._execute(item, cancelled, parent)
+            async def worker() -> None:
+                for index, item in pending:
+                    if cancelled.is_set():  # still waiting for a worker: its body never starts
+                        settled[index] = _aborted(item.invocation.call_id)
+                    else:
+                        settled[index] = await self._execute(item, cancelled, parent)
 
-            results = await asyncio.gather(*(run(item) for _, item in dispatched))
-            for (index, _), result in zip(dispatched, results, strict=True):
-                settled[index] = result
+            workers = min(max(1, self.parallelism), len(dispatched))
+            await asyncio.gather(*(worker() for _ in range(workers)))
         ordered = cast("list[ToolResult]", settled)  # every position was settled above
         for result in ordered:
             self._commit(turn, step, result)
@@ -334,9 +341,14 @@ class ToolPipeline:
                 )
             self._used_grants.add(item.grant.approval_id)
         execution = ToolExecution(call, 1, cancelled, session=self.session, parent=parent)
-        result = await self.bundle.seams.tools_execute(execution, self._terminal)
+        self._trails[id(call)] = item.decisions  # the body's result carries them from the start
+        try:
+            result = await self.bundle.seams.tools_execute(execution, self._terminal)
+        finally:
+            del self._trails[id(call)]
         result = await self.bundle.seams.tools_post_execute(call, result)
-        result = result.with_meta(decisions=item.decisions)
+        if result.meta.get("decisions") is not item.decisions:  # made or replaced on the way
+            result = result.with_meta(decisions=item.decisions)
         self.bundle.seams.tools_result(call, result)
         return result
 
@@ -353,6 +365,9 @@ class ToolPipeline:
             runner=self._runners.get(call.sandbox_mode) or self._runner(call.sandbox_mode),
         )
         meta: dict[str, Any] = {"sandbox_mode": str(call.sandbox_mode)}
+        trail = self._trails.get(id(call))
+        if trail is not None:
+            meta["decisions"] = trail
         try:
             if self.tool_timeout is None:
                 output = await spec.body(context)
@@ -377,7 +392,8 @@ class ToolPipeline:
             return ToolResult.failure(
                 call.call_id, ErrorCode.TOOL_ERROR, f"{spec.name} failed: {describe(exc)}", **meta
             )
-        meta.update(output.meta)
+        for key, value in output.meta.items():
+            meta[key] = jsonvalue.freeze(value)
         error = None
         if output.is_error:
             error = ToolError(output.error_code or ErrorCode.TOOL_ERROR, output.content)
@@ -386,7 +402,7 @@ class ToolPipeline:
             output.content,
             value=output.value,
             error=error,
-            meta=meta,
+            meta=FrozenDict(meta),  # every value is frozen: taken as it is, trail included
             additional_contexts=output.additional_contexts,
         )
 

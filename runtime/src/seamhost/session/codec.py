@@ -125,7 +125,7 @@ class EventCatalog:
         self.converter = make_converter(classes)
         self._types: dict[str, EventType] = {}
         self._validators: dict[str, Validator] = {}
-        self._unstructurers: dict[type, Callable[[Any], dict[str, Any]]] = {}
+        self._unstructurers: dict[type, Callable[[Event], dict[str, Any]]] = {}
         for cls in classes:
             if not cls.TYPE or cls.TYPE in self._types:
                 raise ValueError(f"event class {cls.__qualname__} has a missing or duplicate TYPE")
@@ -155,12 +155,14 @@ class EventCatalog:
 
     def unstructure(self, event: Event) -> dict[str, Any]:
         """The record data of a typed event."""
-        unstructure = self._unstructurers.get(type(event))
-        if unstructure is None:  # cattrs' own dispatch, looked up once per class
-            unstructure = self.converter.get_unstructure_hook(type(event))
-            self._unstructurers[type(event)] = unstructure
-        data: dict[str, Any] = unstructure(event)
-        return data
+        return self.unstructurer(type(event))(event)
+
+    def unstructurer(self, cls: type[Event]) -> Callable[[Event], dict[str, Any]]:
+        """The function giving the record data of events of `cls` (cattrs', looked up once)."""
+        unstructure = self._unstructurers.get(cls)
+        if unstructure is None:
+            unstructure = self._unstructurers[cls] = self.converter.get_unstructure_hook(cls)
+        return unstructure
 
     def structure(self, type_: str, data: Mapping[str, Any]) -> Event:
         """The typed event of a record's data (extra keys are ignored; values are plain copies)."""

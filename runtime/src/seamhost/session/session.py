@@ -66,6 +66,8 @@ class Session:
         self._writer = writer
         self._seams = seams
         self._catalog = catalog or core_catalog()
+        # The data function of each event class whose type the catalogue knows.
+        self._encoders: dict[type[Event], Callable[[Event], dict[str, Any]]] = {}
         self._clock = clock
         self._lock = threading.Lock()
         self._records: list[Record] = writer.existing()
@@ -129,10 +131,15 @@ class Session:
         """Commit a typed event in memory and return its record (not yet durable)."""
         # A typed event's shape is its class's (checked statically); its data is still checked
         # for losslessness below. Raw data is checked against the schema as well.
-        type_ = event.TYPE
-        if type_ not in self._catalog and not ignorable:
-            raise UnknownEventType(type_)
-        return self._commit(type_, self._catalog.unstructure(event), ignorable, time)
+        encode = self._encoders.get(type(event))
+        if encode is None:
+            known = event.TYPE in self._catalog
+            if not known and not ignorable:
+                raise UnknownEventType(event.TYPE)
+            encode = self._catalog.unstructurer(type(event))
+            if known:
+                self._encoders[type(event)] = encode
+        return self._commit(event.TYPE, encode(event), ignorable, time)
 
     def append_data(
         self,
