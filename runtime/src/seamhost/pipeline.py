@@ -35,7 +35,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import attrs
 import orjson
@@ -146,7 +146,10 @@ class ToolPipeline:
             results = []
             for batch in _batches(proposals, self.bundle.tools):
                 results += await self._run_batch(turn, step, batch, cancelled, parent)
-        contexts = tuple(c for result in results for c in result.additional_contexts)
+        contexts: tuple[str, ...] = ()
+        for result in results:
+            if result.additional_contexts:
+                contexts += result.additional_contexts
         if contexts:
             self.session.append(InboxSpliced(turn=turn, step=step, contexts=contexts))
         return results
@@ -203,7 +206,7 @@ class ToolPipeline:
 
             workers = min(max(1, self.parallelism), len(dispatched))
             await asyncio.gather(*(worker() for _ in range(workers)))
-        ordered = cast("list[ToolResult]", settled)  # every position was settled above
+        ordered: list[ToolResult] = settled  # type: ignore[assignment]  # every one is settled
         for result in ordered:
             self._commit(turn, step, result)
         return ordered
@@ -415,7 +418,7 @@ class ToolPipeline:
                 turn=turn,
                 step=step,
                 call_id=result.call_id,
-                is_error=result.is_error,
+                is_error=error is not None,
                 content=result.content,
                 error=ErrorDetail(str(error.code), error.message) if error is not None else None,
                 value=result.value,

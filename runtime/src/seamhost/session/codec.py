@@ -16,6 +16,7 @@ from typing import Any, cast
 
 import attrs
 import cattrs
+from cattrs.fns import identity
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
 from seamhost.errors import EventRejected, UnknownEventType, join_key
@@ -38,10 +39,12 @@ def _register(converter: cattrs.Converter, cls: type) -> None:
     for field in attrs.fields(cls):
         for inner in _nested_classes(field.type):
             _register(converter, inner)
+    # Free-form JSON and optional scalars are taken as they are: with cattrs' identity hook the
+    # generated function reads the attribute inline instead of calling a hook per field.
     overrides = {
         field.name: override(
             omit_if_default=field.default is None,
-            unstruct_hook=_as_is if _opaque(field.type) else None,
+            unstruct_hook=identity if _opaque(field.type) or _scalar(field.type) else None,
         )
         for field in attrs.fields(cls)
     }
@@ -51,14 +54,21 @@ def _register(converter: cattrs.Converter, cls: type) -> None:
     converter.register_structure_hook(cls, make_dict_structure_fn(cls, converter))
 
 
-def _as_is(value: Any) -> Any:
-    return value
-
-
 def _opaque(tp: Any) -> bool:
     """Fields holding free-form JSON: passed through as they are, checked when appended."""
     present = [a for a in typing.get_args(tp) if a is not type(None)] or [tp]
     return any(t is Any or typing.get_origin(t) in (Mapping, dict) for t in present)
+
+
+_SCALARS = (str, int, bool, float, type(None))
+
+
+def _scalar(tp: Any) -> bool:
+    """A scalar or an optional scalar (``str | None``, ``Literal[...] | None``...)."""
+    present = (
+        typing.get_args(tp) if typing.get_origin(tp) in (typing.Union, types.UnionType) else (tp,)
+    )
+    return all(t in _SCALARS or typing.get_origin(t) is typing.Literal for t in present)
 
 
 def _nested_classes(tp: Any) -> list[type]:

@@ -177,7 +177,9 @@ class Session:
         # every later allocation slower (1.5 µs per record, measured), so keep an exact copy.
         data_json = b"%b" % jsonvalue.dumps(data)
         with self._lock:
-            stamp = max(self._clock() if time is None else time, self._last_time)
+            stamp = self._clock() if time is None else time
+            if stamp < self._last_time:  # time never goes backwards
+                stamp = self._last_time
             record = Record(
                 len(self._records), type_, stamp, data_json=data_json, ignorable=ignorable
             )
