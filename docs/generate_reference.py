@@ -34,8 +34,6 @@ import tokenize
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import attrs
-
 from seamhost import catalogue, errors, exitcodes, hookspecs, results
 from seamhost.catalogue import SEAMS, Seam
 
@@ -196,7 +194,7 @@ def render_errors() -> str:
         builtin = ", ".join(
             f"`{base.__name__}`" for base in cls.__bases__ if base.__module__ == "builtins"
         )
-        fields = ", ".join(f"`{f.name}`" for f in attrs.fields(cls)) if attrs.has(cls) else ""
+        fields = ", ".join(f"`{name}`" for name in getattr(cls, "__match_args__", ()))
         summary = (inspect.getdoc(cls) or "").splitlines()[0]
         lines.append(
             f"| `{cls.__name__}` | `{cls.__module__}` | {builtin or '-'} | {fields or '-'} "
