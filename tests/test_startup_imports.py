@@ -5,7 +5,8 @@ for approvals or streams a model. Each first-party plugin therefore keeps what o
 needs (asyncio, the shell analysis, the answerers, the tool bodies, the session event types) out
 of its import and its factory, while still validating its whole table when the bundle is built.
 Each case builds, in a fresh interpreter, a bundle of one plugin with a realistic table and
-checks which modules that loaded beyond what the kernel loads for an empty profile.
+checks which modules that loaded beyond what the kernel loads for an empty profile. The kernel
+is held to the same rule by building the shipped profiles whole.
 """
 
 from __future__ import annotations
@@ -19,7 +20,10 @@ from pathlib import Path
 
 import attrs
 import pytest
+from seamhost_tool_policy import config as policy_config
+from seamhost_tool_policy import policy as compiled_policy
 from seamhost_user_approval import config as approval_config
+from seamhost_user_approval import rules as approval_rules
 
 import seamhost.approvals
 
@@ -39,7 +43,31 @@ print(json.dumps({
 }))
 """
 
-RUN_TIME_ONLY_EVERYWHERE = ("asyncio", "seamhost.session.events", "seamhost.approvals")
+RUN_TIME_ONLY_EVERYWHERE = (
+    "asyncio",
+    "seamhost.session.events",
+    "seamhost.approvals",
+    # the values of a running call: votes, results, approval requests, confinement
+    "seamhost.decisions",
+    "seamhost.results",
+    "seamhost.approval",
+    "seamhost.confinement",
+)
+# What the kernel itself loads only for a session (or, for versions, a profile pinning them).
+KERNEL_RUN_TIME_ONLY = (
+    *RUN_TIME_ONLY_EVERYWHERE,
+    "seamhost.agent",
+    "seamhost.pipeline",
+    "seamhost.runner",
+    "seamhost.paths",
+    "seamhost.model",
+    "seamhost.steps",
+    "seamhost.sessions",
+    "seamhost.session.session",
+    "seamhost.versions",
+    "fastjsonschema",  # validators come from the schema cache once it is warm
+    "decimal",  # generated validators check numbers without it (see seamhost.schema)
+)
 
 
 @attrs.frozen
@@ -86,6 +114,7 @@ CASES = {
         """,
         loads=("seamhost_tool_policy.config", "seamhost_tool_policy.globs"),
         defers=(
+            "seamhost_tool_policy.policy",
             "seamhost_tool_policy.shellwords",
             "seamhost_tool_policy.splitter",
             "seamhost_tool_policy.unwrap",
@@ -103,8 +132,10 @@ CASES = {
             args = { path = "notes/*.md" }
             decision = "allow"
         """,
-        loads=("seamhost_user_approval.plugin", "seamhost_user_approval.rules"),
+        loads=("seamhost_user_approval.plugin", "seamhost_user_approval.config"),
         defers=(
+            "seamhost_user_approval.rules",
+            "seamhost_user_approval.answers",
             "seamhost_user_approval.terminal",
             "seamhost_user_approval.callback",
             "seamhost_user_approval.errors",
@@ -176,3 +207,41 @@ def test_the_approval_policies_in_the_schema_are_the_kernels() -> None:
     assert approval_config.POLICIES == seamhost.approvals.POLICIES
     schema = approval_config.SCHEMA["properties"]["policy"]["enum"]
     assert tuple(schema) == seamhost.approvals.POLICIES
+
+
+def test_the_decisions_the_schemas_accept_are_those_the_plugins_compile() -> None:
+    # Each config module spells them out rather than import the module that compiles them.
+    assert tuple(approval_rules.DECISIONS) == approval_config.DECISIONS
+    assert tuple(compiled_policy.VERDICTS) == policy_config.VERDICTS
+
+
+KERNEL_PROBE = """
+import json, sys
+from seamhost.bundle import build_bundle
+from seamhost.profile import resolve_profile
+
+build_bundle(resolve_profile(sys.argv[1]))
+print(json.dumps(sorted(sys.modules)))
+"""
+
+
+@pytest.mark.parametrize("profile", ["default", "minimal"])
+def test_building_a_shipped_profile_defers_what_only_a_session_needs(
+    profile: str, tmp_path: Path
+) -> None:
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("SEAMHOST_")}
+    environ |= {"SEAMHOST_HOME": str(tmp_path / "home"), "SEAMHOST_CACHE": str(tmp_path / "cache")}
+    for _ in range(2):  # the first fills the schema cache; every later command is the second
+        result = subprocess.run(
+            [sys.executable, "-c", KERNEL_PROBE, profile],
+            capture_output=True,
+            text=True,
+            check=False,
+            env=environ,
+            timeout=60,
+        )
+        assert result.returncode == 0, result.stderr
+    loaded = set(json.loads(result.stdout))
+    assert "seamhost_tools.plugin" in loaded, "the probe did not build the profile's plugins"
+    early = sorted(loaded & set(KERNEL_RUN_TIME_ONLY))
+    assert not early, f"building the {profile} profile imported {early}"

@@ -43,3 +43,29 @@ def test_an_unwritable_cache_is_not_an_error(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
     assert run(blocker) == "must be bigger than or equal to 2 None True"
+
+
+NUMBERS = """
+import sys
+from seamhost.schema import compile_schema
+check = compile_schema({"type": "object", "properties": {"n": {"type": "number", "minimum": 1}}})
+print(check({"n": 0.5}).problem, check({"n": "1"}).problem, "decimal" in sys.modules, sep="|")
+import decimal
+print(check({"n": decimal.Decimal("0.5")}).problem, check({"n": decimal.Decimal("2")}), sep="|")
+"""
+
+
+def test_a_cached_number_check_knows_decimals_without_importing_decimal(tmp_path: Path) -> None:
+    env = {**os.environ, "SEAMHOST_CACHE": str(tmp_path)}
+
+    def run_numbers() -> list[str]:
+        done = subprocess.run(
+            [sys.executable, "-c", NUMBERS], env=env, capture_output=True, text=True, check=True
+        )
+        return done.stdout.splitlines()
+
+    run_numbers()  # generates the validator (fastjsonschema itself imports decimal)
+    assert run_numbers() == [
+        "must be bigger than or equal to 1|must be number|False",
+        "must be bigger than or equal to 1|None",
+    ]

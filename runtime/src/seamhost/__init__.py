@@ -38,8 +38,8 @@ _EXPORTS = {
     "Block": "seamhost.decisions",
     "SandboxMode": "seamhost.sandbox",
     "SandboxPolicy": "seamhost.sandbox",
-    "ConfineRequest": "seamhost.sandbox",
-    "ConfinedCommand": "seamhost.sandbox",
+    "ConfineRequest": "seamhost.confinement",
+    "ConfinedCommand": "seamhost.confinement",
     "ApprovalOutcome": "seamhost.approval",
     "ApprovalRequest": "seamhost.approval",
     "StepContext": "seamhost.steps",
@@ -129,6 +129,12 @@ if TYPE_CHECKING:
     from seamhost.bundle import (
         make_plugin_manager as make_plugin_manager,
     )
+    from seamhost.confinement import (
+        ConfinedCommand as ConfinedCommand,
+    )
+    from seamhost.confinement import (
+        ConfineRequest as ConfineRequest,
+    )
     from seamhost.decisions import (
         Block as Block,
     )
@@ -179,12 +185,6 @@ if TYPE_CHECKING:
     )
     from seamhost.results import (
         ToolResult as ToolResult,
-    )
-    from seamhost.sandbox import (
-        ConfinedCommand as ConfinedCommand,
-    )
-    from seamhost.sandbox import (
-        ConfineRequest as ConfineRequest,
     )
     from seamhost.sandbox import (
         SandboxMode as SandboxMode,

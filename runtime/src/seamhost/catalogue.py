@@ -8,8 +8,7 @@ mode through the typed façade (:mod:`seamhost.facade`); nothing else calls ``pm
 from __future__ import annotations
 
 import enum
-
-import attrs
+from typing import NamedTuple
 
 
 class Mode(enum.StrEnum):
@@ -26,9 +25,8 @@ class Mode(enum.StrEnum):
     BARRIER = "barrier"  # all run and are awaited; the first failure is raised after all settle
 
 
-@attrs.frozen
-class Seam:
-    """One extension point."""
+class Seam(NamedTuple):
+    """One extension point (a named tuple: the catalogue is built at every start-up)."""
 
     name: str
     mode: Mode

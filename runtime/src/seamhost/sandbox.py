@@ -1,18 +1,34 @@
-"""Sandbox modes and the `sandbox/confine` request and answer.
+"""Sandbox modes, the profile's sandbox policy, and the `sandbox/confine` request and answer.
 
 The kernel owns the session's file-effect policy (the mode and extra writable roots); a
 `sandbox/confine` provider enforces it for subprocesses. The modes are ordered by how much they
 allow: ``read-only`` < ``workspace-write`` < ``danger-full-access``.
+
+:class:`ConfineRequest` and :class:`ConfinedCommand` are defined in :mod:`seamhost.confinement`
+and imported from there on first use: every bundle reads the policy, only a running tool asks
+for confinement.
 """
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Mapping
+import importlib
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import attrs
+
+if TYPE_CHECKING:
+    from seamhost.confinement import ConfinedCommand, ConfineRequest
+
+__all__ = [
+    "ConfineRequest",
+    "ConfinedCommand",
+    "Enforcement",
+    "SandboxMode",
+    "SandboxPolicy",
+    "Verdict",
+]
 
 
 class SandboxMode(enum.StrEnum):
@@ -54,29 +70,7 @@ class SandboxPolicy:
     network: bool = False
 
 
-@attrs.frozen
-class ConfineRequest:
-    """What a runner asks `sandbox/confine` to wrap."""
-
-    argv: tuple[str, ...]
-    mode: SandboxMode
-    workspace: Path
-    writable_roots: tuple[Path, ...] = ()
-    network: bool = False
-    env: Mapping[str, str] = attrs.field(factory=dict)
-
-
-@attrs.frozen
-class ConfinedCommand:
-    """The provider's answer: what to execute, and how to read its exit.
-
-    `classify(returncode, stderr)` tells an ordinary exit (``ok``) from a denial by the
-    confinement (``denied``) and from a runner failure where the command never ran
-    (``runner-failure``).
-    """
-
-    argv: tuple[str, ...]
-    env: Mapping[str, str]
-    backend: str
-    enforcement: Enforcement
-    classify: Callable[[int, bytes], Verdict] = attrs.field(eq=False)
+def __getattr__(name: str) -> Any:
+    if name not in ("ConfineRequest", "ConfinedCommand"):
+        raise AttributeError(f"module 'seamhost.sandbox' has no attribute {name!r}")
+    return getattr(importlib.import_module("seamhost.confinement"), name)
