@@ -25,14 +25,14 @@ from typing import TYPE_CHECKING
 from seamhost.descriptor import PluginContext, PluginDescriptor
 from seamhost.dispatch import describe
 from seamhost.hookspecs import hookimpl
-from seamhost.results import ErrorCode, ToolResult
 
 if TYPE_CHECKING:
-    # Types only: the model and step modules are the kernel's to load when a session runs, not
-    # this plugin's to load whenever a bundle is built.
+    # Types only: the model, step and result modules are the kernel's to load when a session
+    # runs, not this plugin's to load whenever a bundle is built.
     from collections.abc import AsyncIterator
 
     from seamhost.model import ModelEvent, ModelRequest, StreamNext
+    from seamhost.results import ToolResult
     from seamhost.steps import StepContext, StepNext
     from seamhost.tools import ExecuteNext, ToolExecution
 
@@ -63,6 +63,8 @@ class CheckpointPolicy:
     async def tools_execute(self, execution: ToolExecution, call_next: ExecuteNext) -> ToolResult:
         if execution.session is None or execution.parent is not None:
             return await call_next(execution)
+        from seamhost.results import ErrorCode, ToolResult  # a session is running: loaded
+
         call_id = execution.invocation.call_id
         try:
             await execution.session.flush()

@@ -54,11 +54,26 @@ floors is a configuration error.
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from seamhost.descriptor import PluginDescriptor
-from seamhost_tool_policy.config import SCHEMA, Policy, Rule, RuleError
+from seamhost_tool_policy.config import SCHEMA, RuleError
 from seamhost_tool_policy.plugin import ToolPolicy
 
+if TYPE_CHECKING:
+    from seamhost_tool_policy.policy import Policy, Rule
+
 __all__ = ["Policy", "Rule", "RuleError", "ToolPolicy", "descriptor"]
+
+
+def __getattr__(name: str) -> Any:
+    # The compiled policy's classes are imported on first use: building a bundle does not
+    # need them (see .plugin).
+    if name not in ("Policy", "Rule"):
+        raise AttributeError(f"module 'seamhost_tool_policy' has no attribute {name!r}")
+    return getattr(importlib.import_module("seamhost_tool_policy.policy"), name)
+
 
 descriptor = PluginDescriptor(
     name="tool-policy",

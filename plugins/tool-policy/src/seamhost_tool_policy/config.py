@@ -1,22 +1,21 @@
-"""The ``[plugins.tool-policy]`` table: its JSON Schema and the rules compiled from it.
+"""The ``[plugins.tool-policy]`` table: its JSON Schema and the globs of its rules.
 
 The schema refuses what it can (unknown keys, a decision outside allow/ask/deny, a floor without
-a reason) so the profile error names the file and key; :meth:`Policy.from_config` compiles every
-glob and refuses a malformed one with the rule's index (:class:`RuleError`).
+a reason) so the profile error names the file and key; :func:`check` parses every glob and
+refuses a malformed one with the rule's index (:class:`RuleError`). Both run when the bundle is
+built. The policy the calls are judged by (:mod:`.policy`) is compiled from the checked table
+on the first call, so building a bundle loads neither it nor the kernel's decision values.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
-import attrs
-
-from seamhost.decisions import Verdict
 from seamhost.errors import SeamhostError
 from seamhost_tool_policy.globs import Glob, GlobError
 
-VERDICTS = {"allow": Verdict.ALLOW, "ask": Verdict.ASK, "deny": Verdict.DENY}
+VERDICTS = ("allow", "ask", "deny")
 LOCATIONS = ("inside-workspace", "outside-workspace")
 # Arguments with a matcher of their own, which `args` may not name.
 DEDICATED_ARGUMENTS = ("command", "argv", "path")
@@ -147,13 +146,16 @@ SCHEMA: dict[str, Any] = {
 }
 
 
-@attrs.frozen(auto_exc=True)
 class RuleError(SeamhostError, ValueError):
     """A rule or floor of the tool-policy table cannot be compiled."""
 
-    key: str  # e.g. "rules[2].command"
-    problem: str
-    profile: str = ""  # the profile being loaded (the rule may come from one it extends)
+    __match_args__ = ("key", "problem", "profile")
+
+    def __init__(self, key: str, problem: str, profile: str = "") -> None:
+        BaseException.__init__(self, key, problem, profile)
+        self.key = key  # e.g. "rules[2].command"
+        self.problem = problem
+        self.profile = profile  # the profile being loaded (the rule may come from one it extends)
 
     def __str__(self) -> str:
         where = f"{self.profile}: " if self.profile else ""
@@ -163,79 +165,35 @@ class RuleError(SeamhostError, ValueError):
         )
 
 
-@attrs.frozen
-class Rule:
-    """A compiled rule or floor. `where` names it as the profile does (``rules[2]``)."""
+class RuleGlobs(NamedTuple):
+    """The globs of one rule or floor: `tool` (``*`` when absent) and the optional others."""
 
-    where: str
-    verdict: Verdict
-    reason: str
     tool: Glob
-    effect: str | None = None
-    command: Glob | None = None
-    path: Glob | None = None
-    location: str | None = None
-    args: tuple[tuple[str, Glob], ...] = ()
-
-    @property
-    def inside(self) -> bool | None:
-        """What `location` asks: inside the workspace (True), outside (False), either (None)."""
-        return None if self.location is None else self.location == LOCATIONS[0]
+    command: Glob | None
+    path: Glob | None
+    args: tuple[tuple[str, Glob], ...]  # sorted by argument name
 
 
-def _compile(where: str, table: Mapping[str, Any], verdict: Verdict) -> Rule:
-    def glob(key: str, build: Any) -> Any:
-        if key not in table:
-            return None
+def rule_globs(where: str, table: Mapping[str, Any]) -> RuleGlobs:
+    """Parse the globs of the rule or floor `where` (``rules[2]``); raise :class:`RuleError`."""
+
+    def glob(key: str, build: Any, pattern: Any) -> Any:
         try:
-            return build(table[key])
+            return build(pattern)
         except GlobError as exc:
             raise RuleError(f"{where}.{key}", str(exc)) from None
 
     args = table.get("args", {})
-    return Rule(
-        where=where,
-        verdict=verdict,
-        reason=table.get("reason", ""),
-        tool=glob("tool", Glob.text) or Glob.text("*"),
-        effect=table.get("effect"),
-        command=glob("command", Glob.command),
-        path=glob("path", Glob.path),
-        location=table.get("location"),
-        args=tuple((name, _arg_glob(where, name, args[name])) for name in sorted(args)),
+    return RuleGlobs(
+        tool=glob("tool", Glob.text, table.get("tool", "*")),
+        command=glob("command", Glob.command, table["command"]) if "command" in table else None,
+        path=glob("path", Glob.path, table["path"]) if "path" in table else None,
+        args=tuple((name, glob(f"args.{name}", Glob.text, args[name])) for name in sorted(args)),
     )
 
 
-def _arg_glob(where: str, name: str, pattern: str) -> Glob:
-    try:
-        return Glob.text(pattern)
-    except GlobError as exc:
-        raise RuleError(f"{where}.args.{name}", str(exc)) from None
-
-
-@attrs.frozen
-class Policy:
-    """The compiled table: the default, the ordered rules and the floors."""
-
-    default: Verdict = Verdict.ALLOW
-    rules: tuple[Rule, ...] = ()
-    floors: tuple[Rule, ...] = ()
-
-    @classmethod
-    def from_config(cls, config: Mapping[str, Any]) -> Policy:
-        """Compile a table the schema accepted; a malformed glob raises :class:`RuleError`."""
-        rules = tuple(
-            _compile(f"rules[{index}]", rule, VERDICTS[rule["decision"]])
-            for index, rule in enumerate(config.get("rules", ()))
-        )
-        floors = tuple(
-            _compile(f"floor[{index}]", floor, Verdict.DENY)
-            for index, floor in enumerate(config.get("floor", ()))
-        )
-        return cls(VERDICTS[config.get("default", "allow")], rules, floors)
-
-    @property
-    def argument_names(self) -> tuple[str, ...]:
-        """Every argument an `args` matcher names, in a stable order."""
-        rules = (*self.rules, *self.floors)
-        return tuple(sorted({name for rule in rules for name, _ in rule.args}))
+def check(config: Mapping[str, Any]) -> None:
+    """Parse every glob of a table the schema accepted; a malformed one raises `RuleError`."""
+    for key in ("rules", "floor"):
+        for index, table in enumerate(config.get(key, ())):
+            rule_globs(f"{key}[{index}]", table)

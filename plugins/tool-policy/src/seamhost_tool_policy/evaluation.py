@@ -22,8 +22,8 @@ import attrs
 
 from seamhost.decisions import Decision, Verdict
 from seamhost_tool_policy.calls import CallView, Subject
-from seamhost_tool_policy.config import Policy, Rule
 from seamhost_tool_policy.globs import Match
+from seamhost_tool_policy.policy import Policy, Rule
 
 MAX_SUBJECTS = 4096
 """More combinations than this are not judged one by one: the call is at least ask."""

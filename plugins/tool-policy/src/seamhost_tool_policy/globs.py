@@ -31,8 +31,7 @@ from __future__ import annotations
 import enum
 import re
 from collections.abc import Iterator
-
-import attrs
+from typing import NamedTuple
 
 from seamhost.errors import SeamhostError
 from seamhost_tool_policy.marks import UNKNOWN
@@ -46,12 +45,15 @@ class Match(enum.IntEnum):
     MUST = 2  # every one does (always the answer for a fully known text that matches)
 
 
-@attrs.frozen(auto_exc=True)
 class GlobError(SeamhostError, ValueError):
     """A glob in a rule is malformed."""
 
-    pattern: str
-    problem: str
+    __match_args__ = ("pattern", "problem")
+
+    def __init__(self, pattern: str, problem: str) -> None:
+        BaseException.__init__(self, pattern, problem)
+        self.pattern = pattern
+        self.problem = problem
 
     def __str__(self) -> str:
         return f"{self.pattern!r} is not a valid glob: {self.problem}"
@@ -74,8 +76,7 @@ class _One:
     """``?``."""
 
 
-@attrs.frozen
-class _Set:
+class _Set(NamedTuple):
     """``[...]``: single characters and inclusive ranges, maybe negated."""
 
     negated: bool
@@ -251,19 +252,38 @@ def _reaches_end(tokens: list[_Token], text: str, *, must: bool) -> bool:
 # --------------------------------------------------------------------------------------------
 
 
-@attrs.frozen
 class Glob:
-    """A compiled glob; build with :meth:`text`, :meth:`command` or :meth:`path`."""
+    """A compiled glob; build with :meth:`text`, :meth:`command` or :meth:`path`.
 
-    pattern: str
-    is_path: bool
-    _tokens: tuple[_Token, ...] = attrs.field(repr=False, eq=False)
-    _regex: re.Pattern[str] = attrs.field(repr=False, eq=False)
+    Building one parses the pattern, so a malformed glob fails then; the regular expression
+    behind :meth:`matches` is compiled on the first match. A value: nothing changes it once
+    built (but that cached expression), and two globs are equal when their pattern and kind
+    are. A plain class, not attrs: every bundle with this plugin builds each glob of its table.
+    """
+
+    __slots__ = ("_regex", "_tokens", "is_path", "pattern")
+
+    def __init__(self, pattern: str, is_path: bool, tokens: tuple[_Token, ...]) -> None:
+        self.pattern = pattern
+        self.is_path = is_path
+        self._tokens = tokens
+        self._regex: re.Pattern[str] | None = None
 
     @classmethod
     def _build(cls, pattern: str, *, path: bool, squeeze_blanks: bool) -> Glob:
         tokens = _tokens(pattern, path=path, squeeze_blanks=squeeze_blanks)
-        return cls(pattern, path, tuple(tokens), _regex(tokens, path=path))
+        return cls(pattern, path, tuple(tokens))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Glob):
+            return NotImplemented
+        return (self.pattern, self.is_path) == (other.pattern, other.is_path)
+
+    def __hash__(self) -> int:
+        return hash((self.pattern, self.is_path))
+
+    def __repr__(self) -> str:
+        return f"Glob(pattern={self.pattern!r}, is_path={self.is_path!r})"
 
     @classmethod
     def text(cls, pattern: str) -> Glob:
@@ -282,6 +302,8 @@ class Glob:
 
     def matches(self, text: str) -> bool:
         """True when the glob matches `text`, read literally."""
+        if self._regex is None:
+            self._regex = _regex(list(self._tokens), path=self.is_path)
         return self._regex.fullmatch(text) is not None
 
     def match(self, text: str) -> Match:

@@ -1,39 +1,48 @@
 """The plugin object registered with pluggy: the two seams tool-policy implements.
 
-Building it compiles the rules and floors (:mod:`.config`, :mod:`.globs`), so a malformed one
-fails the bundle at startup. The machinery that reads a call (the shell lexer, splitter and
-unwrapper behind :mod:`.calls`, and :mod:`.evaluation`) is imported by the first call judged:
-``seamhost profile check`` and every bundle that never sees a call skip it.
+Building it parses every glob of the rules and floors (:mod:`.config`, :mod:`.globs`), so a
+malformed one fails the bundle at startup. The compiled policy (:mod:`.policy`) and the
+machinery that reads a call (the shell lexer, splitter and unwrapper behind :mod:`.calls`, and
+:mod:`.evaluation`) are imported by the first call judged: ``seamhost profile check`` and every
+bundle that never sees a call skip them.
 """
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING
 
-import attrs
-
-from seamhost.decisions import Decision
 from seamhost.hookspecs import hookimpl
-from seamhost_tool_policy.config import Policy, RuleError
+from seamhost_tool_policy.config import RuleError, check
 
 if TYPE_CHECKING:
+    from seamhost.decisions import Decision
     from seamhost.descriptor import PluginContext
     from seamhost.tools import ToolInvocation
     from seamhost_tool_policy.calls import CallView
+    from seamhost_tool_policy.policy import Policy
 
 
 class ToolPolicy:
     """The operator's rules (``tools/pre-execute``) and floors (``tools/guard``).
 
-    Built from the validated profile table; every glob is compiled here, so a malformed one
+    Built from the validated profile table; every glob is parsed here, so a malformed one
     fails the bundle at startup naming the rule (:class:`~seamhost_tool_policy.config.RuleError`).
     """
 
     def __init__(self, ctx: PluginContext) -> None:
+        self._config = ctx.config
         try:
-            self.policy = Policy.from_config(ctx.config)
+            check(self._config)
         except RuleError as exc:
-            raise attrs.evolve(exc, profile=str(ctx.profile_path)) from None
+            raise RuleError(exc.key, exc.problem, str(ctx.profile_path)) from None
+
+    @functools.cached_property
+    def policy(self) -> Policy:
+        """The policy compiled from the table, on first use (see the module docstring)."""
+        from seamhost_tool_policy.policy import Policy
+
+        return Policy.from_config(self._config)
 
     def _view(self, call: ToolInvocation) -> CallView:
         from seamhost_tool_policy.calls import CallView  # first call: see the module docstring
@@ -52,7 +61,8 @@ class ToolPolicy:
         """Deny when a floor matches; otherwise abstain (a guard never allows)."""
         if not self.policy.floors:
             return None
-        from seamhost_tool_policy.evaluation import floor_reason  # see the module docstring
+        from seamhost.decisions import Decision  # see the module docstring
+        from seamhost_tool_policy.evaluation import floor_reason
 
         reason = floor_reason(self.policy, self._view(call))
         return None if reason is None else Decision.deny(reason)

@@ -8,11 +8,7 @@ profile file and key.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
-
-import attrs
-
-from seamhost_user_approval.rules import DECISIONS, ESCALATIONS
+from typing import Any, NamedTuple
 
 # The kernel's approval policies (seamhost.approvals.POLICIES, which a test holds this equal to),
 # spelled out because importing that module loads every session event type, which building the
@@ -22,6 +18,10 @@ ANSWERERS = ("rules", "tty", "callback")
 DEFAULT_ANSWERERS = ("rules", "tty")
 DEFAULT_TTY_TIMEOUT = 300.0
 DEFAULT_CALLBACK_TIMEOUT = 30.0
+# What a rule may decide (the rules answerer maps each to its outcome) and which escalation it
+# may match; spelled here because the rules answerer is only built once a request is asked.
+DECISIONS = ("allow", "reject")
+ESCALATIONS = ("none", "any", "workspace-write", "danger-full-access")
 
 
 def _seconds(description: str, default: float | None = None) -> dict[str, Any]:
@@ -128,9 +128,12 @@ SCHEMA: dict[str, Any] = {
 }
 
 
-@attrs.frozen
-class Settings:
-    """The validated table, with its defaults filled in."""
+class Settings(NamedTuple):
+    """The validated table, with its defaults filled in.
+
+    A named tuple rather than an attrs class: every bundle with this plugin builds one, and
+    creating an attrs class costs start-up a fraction of a millisecond.
+    """
 
     policy: str = "ask"
     answerers: tuple[str, ...] = DEFAULT_ANSWERERS

@@ -9,9 +9,10 @@ asked next; when one fails it raises, which ends the approval ``unavailable``.
 What each answerer said is kept until the service asks for it (`explain`), so the audit record
 says which rule or person decided, or which answerers were tried and what to configure.
 
-Building the plugin reads the settings and the rules, so a bad table fails the bundle at start-up.
-What only asking needs (the terminal and callback answerers, asyncio, the errors an answerer
-raises, the kernel's service) is imported on first use: building a bundle that never asks
+Building the plugin reads the settings, from a table the schema has validated whole (rules
+included), so a bad table fails the bundle at start-up. What only asking needs (the answerers,
+the rules answerer's compiled rules among them, asyncio, the errors an answerer raises, the
+kernel's service) is imported and built on first use: building a bundle that never asks
 (``seamhost profile check``) does not pay for it.
 """
 
@@ -24,7 +25,6 @@ from typing import TYPE_CHECKING
 from seamhost.dispatch import describe
 from seamhost.hookspecs import hookimpl
 from seamhost_user_approval.config import Settings
-from seamhost_user_approval.rules import RulesAnswerer
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from seamhost.descriptor import PluginContext
     from seamhost_user_approval.answers import Answerer
     from seamhost_user_approval.callback import Callback, CallbackAnswerer
+    from seamhost_user_approval.rules import RulesAnswerer
     from seamhost_user_approval.terminal import TerminalAnswerer
 
 PLUGIN_NAME = "user-approval"
@@ -49,12 +50,18 @@ class UserApproval:
     def __init__(self, ctx: PluginContext) -> None:
         self.name = ctx.name
         self.settings = Settings.from_config(ctx.config)
-        self.rules = RulesAnswerer.from_config(self.settings.rules)
         self._accounts: collections.OrderedDict[tuple[str, str], list[str]] = (
             collections.OrderedDict()
         )
 
-    # The answerers that only asking needs are made on first use (see the module docstring).
+    # The answerers are made on first use (see the module docstring).
+
+    @functools.cached_property
+    def rules(self) -> RulesAnswerer:
+        """The ``rules`` answerer."""
+        from seamhost_user_approval.rules import RulesAnswerer
+
+        return RulesAnswerer.from_config(self.settings.rules)
 
     @functools.cached_property
     def terminal(self) -> TerminalAnswerer:

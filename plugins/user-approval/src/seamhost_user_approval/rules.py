@@ -42,8 +42,8 @@ from seamhost import jsonvalue
 from seamhost.approval import ApprovalOutcome, ApprovalRequest
 from seamhost_user_approval.answers import Reply
 
+# What each decision the config schema accepts (config.DECISIONS) answers.
 DECISIONS = {"allow": ApprovalOutcome.ALLOWED_ONCE, "reject": ApprovalOutcome.REJECTED}
-ESCALATIONS = ("none", "any", "workspace-write", "danger-full-access")
 _WILDCARDS = frozenset("*?[")
 _SEGMENTS = re.compile(r"[/\\]")
 
