@@ -62,7 +62,14 @@ def fail(exc: BaseException, code: ExitCode) -> None:
 
 
 def started() -> None:
-    """Resume garbage collection: the command's start-up (imports, bundle) is over."""
+    """Resume garbage collection: the command's start-up (imports, bundle) is over.
+
+    What start-up built lives until the process exits, so it is frozen first (`gc.freeze`): no
+    later collection walks it again, neither those a session's garbage triggers nor those at
+    interpreter exit, which would otherwise scan and tear down every module, class and plugin
+    object once more (about 5 ms per command).
+    """
+    gc.freeze()
     gc.enable()
 
 

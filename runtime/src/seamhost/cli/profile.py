@@ -16,9 +16,12 @@ PROFILE_HELP = "A shipped profile name (default, strict, ...) or a path to a .to
 
 def load_bundle(ref: str) -> Bundle:
     from seamhost.bundle import build_bundle
+    from seamhost.cli import started
     from seamhost.profile import resolve_profile
 
-    return build_bundle(resolve_profile(ref))
+    bundle = build_bundle(resolve_profile(ref))
+    started()
+    return bundle
 
 
 def bundle_json(bundle: Bundle) -> dict[str, Any]:
