@@ -178,8 +178,7 @@ class Session:
         data_json = b"%b" % jsonvalue.dumps(data)
         with self._lock:
             stamp = self._clock() if time is None else time
-            if stamp < self._last_time:  # time never goes backwards
-                stamp = self._last_time
+            stamp = max(stamp, self._last_time)  # time never goes backwards
             record = Record(
                 len(self._records), type_, stamp, data_json=data_json, ignorable=ignorable
             )
