@@ -47,11 +47,12 @@ RUN_TIME_ONLY_EVERYWHERE = (
     "asyncio",
     "seamhost.session.events",
     "seamhost.approvals",
-    # the values of a running call: votes, results, approval requests, confinement
+    # the values of a running call: votes, results, approval requests, confinement, calls
     "seamhost.decisions",
     "seamhost.results",
     "seamhost.approval",
     "seamhost.confinement",
+    "seamhost.calls",
 )
 # What the kernel itself loads only for a session (or, for versions, a profile pinning them).
 KERNEL_RUN_TIME_ONLY = (

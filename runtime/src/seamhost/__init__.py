@@ -24,10 +24,10 @@ _EXPORTS = {
     "make_plugin_manager": "seamhost.bundle",
     "Seams": "seamhost.facade",
     "ToolSpec": "seamhost.tools",
-    "ToolContext": "seamhost.tools",
-    "ToolOutput": "seamhost.tools",
-    "ToolInvocation": "seamhost.tools",
-    "ToolExecution": "seamhost.tools",
+    "ToolContext": "seamhost.calls",
+    "ToolOutput": "seamhost.calls",
+    "ToolInvocation": "seamhost.calls",
+    "ToolExecution": "seamhost.calls",
     "ToolRegistrar": "seamhost.tools",
     "ToolResult": "seamhost.results",
     "ToolError": "seamhost.results",
@@ -129,6 +129,18 @@ if TYPE_CHECKING:
     from seamhost.bundle import (
         make_plugin_manager as make_plugin_manager,
     )
+    from seamhost.calls import (
+        ToolContext as ToolContext,
+    )
+    from seamhost.calls import (
+        ToolExecution as ToolExecution,
+    )
+    from seamhost.calls import (
+        ToolInvocation as ToolInvocation,
+    )
+    from seamhost.calls import (
+        ToolOutput as ToolOutput,
+    )
     from seamhost.confinement import (
         ConfinedCommand as ConfinedCommand,
     )
@@ -209,18 +221,6 @@ if TYPE_CHECKING:
     )
     from seamhost.steps import (
         StepContext as StepContext,
-    )
-    from seamhost.tools import (
-        ToolContext as ToolContext,
-    )
-    from seamhost.tools import (
-        ToolExecution as ToolExecution,
-    )
-    from seamhost.tools import (
-        ToolInvocation as ToolInvocation,
-    )
-    from seamhost.tools import (
-        ToolOutput as ToolOutput,
     )
     from seamhost.tools import (
         ToolRegistrar as ToolRegistrar,

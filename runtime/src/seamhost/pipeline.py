@@ -43,6 +43,7 @@ import orjson
 from seamhost import jsonvalue
 from seamhost.approval import ApprovalOutcome
 from seamhost.approvals import ApprovalService, Grant
+from seamhost.calls import ToolContext, ToolExecution, ToolInvocation
 from seamhost.decisions import Verdict
 from seamhost.dispatch import describe
 from seamhost.jsonvalue import FrozenDict
@@ -57,7 +58,7 @@ from seamhost.session.events import (
     ToolDispatch,
     ToolResultEvent,
 )
-from seamhost.tools import RegisteredTool, ToolContext, ToolExecution, ToolInvocation
+from seamhost.tools import RegisteredTool
 
 if TYPE_CHECKING:
     from seamhost.bundle import Bundle

@@ -1,78 +1,56 @@
-"""Tool declarations and the values a governed call carries through the seams."""
+"""Tool declarations: what a plugin registers through ``tools/register``.
+
+The values a call carries once it runs (:class:`ToolContext`, :class:`ToolOutput`,
+:class:`ToolInvocation`, :class:`ToolExecution`, the :class:`Runner` protocol) live in
+:mod:`seamhost.calls` and are importable from here too: they load on first use, since building a
+bundle, which every command does, never needs them.
+"""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Awaitable, Callable, Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import attrs
 
-from seamhost.jsonvalue import FrozenDict, digest, freeze
-from seamhost.sandbox import SandboxMode
+from seamhost.jsonvalue import digest
 
 if TYPE_CHECKING:
-    import asyncio
+    from seamhost.calls import (
+        ExecuteNext,
+        Runner,
+        ToolContext,
+        ToolExecution,
+        ToolInvocation,
+        ToolOutput,
+    )
 
-    from seamhost.results import ErrorCode, ToolResult
-    from seamhost.runner import RunResult
+__all__ = [
+    "Effect",
+    "ExecuteNext",
+    "RegisteredTool",
+    "Runner",
+    "ToolBody",
+    "ToolContext",
+    "ToolExecution",
+    "ToolInvocation",
+    "ToolOutput",
+    "ToolRegistrar",
+    "ToolSpec",
+]
 
 Effect = Literal["read-only", "write"]
+ToolBody = Callable[["ToolContext"], Awaitable["ToolOutput"]]
+_CALL_VALUES = frozenset(
+    {"ExecuteNext", "Runner", "ToolContext", "ToolExecution", "ToolInvocation", "ToolOutput"}
+)
 
 
-class Runner(Protocol):
-    """Runs a subprocess confined by the bundle's `sandbox/confine` provider.
-
-    The kernel's implementation is :class:`seamhost.runner.SandboxRunner`; it raises
-    :class:`seamhost.runner.SandboxUnavailable` rather than ever running unconfined.
-    """
-
-    async def run(
-        self,
-        argv: tuple[str, ...],
-        *,
-        timeout: float | None = None,
-        stdin: bytes | None = None,
-        cwd: Path | None = None,
-        env: Mapping[str, str] | None = None,
-    ) -> RunResult: ...
-
-
-@attrs.frozen
-class ToolContext:
-    """What a tool body receives.
-
-    `call_id` is the idempotency key to hand to external systems; `arguments` are validated and
-    frozen; `cancelled` is set when the turn is cancelled; `runner` confines subprocesses.
-    """
-
-    call_id: str
-    arguments: FrozenDict
-    workspace: Path
-    sandbox_mode: SandboxMode
-    writable_roots: tuple[Path, ...]
-    cancelled: asyncio.Event
-    runner: Runner | None = None
-
-
-ToolBody = Callable[[ToolContext], Awaitable["ToolOutput"]]
-
-
-@attrs.frozen
-class ToolOutput:
-    """What a body returns: the canonical value and the text the model reads.
-
-    An output with `is_error` ends the call as an error result with `error_code` (by default
-    ``TOOL_ERROR``; ``TOOL_TIMEOUT`` or ``SANDBOX_DENIED`` where that is what happened), keeping
-    its content and value. A body may also raise :class:`seamhost.results.ToolFailed`.
-    """
-
-    content: str
-    value: Any = attrs.field(default=None, converter=freeze)
-    meta: Mapping[str, Any] = attrs.field(factory=dict)
-    is_error: bool = False
-    error_code: ErrorCode | None = None
-    additional_contexts: tuple[str, ...] = ()
+def __getattr__(name: str) -> Any:
+    if name not in _CALL_VALUES:
+        raise AttributeError(f"module 'seamhost.tools' has no attribute {name!r}")
+    return getattr(importlib.import_module("seamhost.calls"), name)
 
 
 @attrs.frozen
@@ -120,41 +98,3 @@ class ToolRegistrar(Protocol):
     """The callback `tools/register` implementations receive."""
 
     def __call__(self, spec: ToolSpec) -> None: ...
-
-
-@attrs.frozen
-class ToolInvocation:
-    """A call after its arguments were validated and frozen: what governance decides on."""
-
-    session_id: str
-    turn: int
-    step: int
-    call_id: str
-    tool: RegisteredTool
-    arguments: FrozenDict
-    args_digest: str
-    workspace: Path
-    sandbox_mode: SandboxMode
-
-    @property
-    def name(self) -> str:
-        return self.tool.spec.name
-
-
-@attrs.frozen
-class ToolExecution:
-    """The context of the `tools/execute` around-chain.
-
-    `parent` is the outer execution when a tool dispatches another (nested) call; checkpoint
-    policies act only on the outermost one (``parent is None``). `session` is ``None`` when the
-    call runs outside an agent session.
-    """
-
-    invocation: ToolInvocation
-    attempt: int
-    cancelled: asyncio.Event
-    session: Any = None
-    parent: ToolExecution | None = None
-
-
-ExecuteNext = Callable[[ToolExecution], Awaitable["ToolResult"]]
