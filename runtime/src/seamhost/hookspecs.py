@@ -107,7 +107,7 @@ def sandbox_confine(request: ConfineRequest) -> ConfinedCommand | Awaitable[Conf
     Called by the runner for every subprocess a tool starts in ``read-only`` or
     ``workspace-write`` mode, before the process is spawned. Exactly one plugin may implement it.
 
-    Return value: a :class:`~seamhost.sandbox.ConfinedCommand` (the argv and environment to run,
+    Return value: a :class:`~seamhost.confinement.ConfinedCommand` (the argv and environment to run,
     the backend, its enforcement ``full`` or ``partial``, and a classifier of the exit).
 
     Missing: the call ends ``SANDBOX_UNAVAILABLE`` before anything is dispatched; there is never

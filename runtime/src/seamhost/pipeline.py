@@ -18,7 +18,7 @@ For the calls of one assistant message:
 8. **Dispatch**: ``tool/dispatch`` is appended; the ``tools/execute`` chain runs (a checkpoint
    policy flushes there, before the outermost body: ``CHECKPOINT_FAILED``,
    ``ABORTED_BEFORE_DISPATCH``).
-9. **Body**, with a :class:`~seamhost.tools.ToolContext` and a confining runner.
+9. **Body**, with a :class:`~seamhost.calls.ToolContext` and a confining runner.
 10. **Post-execute** (``tools/post-execute``) and 11. **notify** (``tools/result``).
 12. **Ordered commit**: consecutive concurrency-safe calls form a batch whose bodies run in
     parallel (bounded); an exclusive call is a batch of its own (a barrier). Results are appended
