@@ -90,7 +90,8 @@ def test_a_profile_without_the_plugin_or_a_store(tmp_path: Path) -> None:
     assert "no [plugins.sandbox-local] table" in report["sandbox"]["problem"]
     assert len(report["sandbox"]["backends"]) == 2
     assert report["store"]["ok"] is False
-    assert report["store"]["problem"] == "the store keeps sessions in memory: nothing is durable"
+    problem = "the memory store is not durable: sessions end with the process"
+    assert report["store"]["problem"] == problem
     assert "root" not in report["store"]
 
 

@@ -102,6 +102,11 @@ class JsonlStore:
         return f"JsonlStore({str(self.root)!r}, compression={self.encoding!r})"
 
     @property
+    def location(self) -> Path:
+        """The root: every session is a directory under it."""
+        return self.root
+
+    @property
     def catalog(self) -> EventCatalog:
         if self._catalog is None:
             from seamhost.session.codec import core_catalog

@@ -142,11 +142,14 @@ def _store(profile: Any, problem: str) -> dict[str, Any]:
         section["problem"] = f"the profile's bundle cannot be built: {exc}"
         return section
     section["store"] = repr(store)
-    root = getattr(store, "root", None)
-    if not isinstance(root, (str, os.PathLike)):
-        section["problem"] = "the store keeps sessions in memory: nothing is durable"
+    if not store.durable:
+        section["problem"] = f"the {store.name} store is not durable: sessions end with the process"
         return section
-    section.update(check_directory(Path(root)))
+    if store.location is None:  # durable elsewhere: nothing local to check
+        section["ok"] = True
+        section["problem"] = f"the store ({store.name}) keeps sessions outside this machine"
+        return section
+    section.update(check_directory(store.location))
     section["ok"] = bool(section["writable"] and section["fsync"])
     return section
 

@@ -8,12 +8,16 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import attrs
 
 from seamhost.errors import SeamhostError
 from seamhost.session.record import Record
 from seamhost.session.store import SessionCheck, SessionHeader, SessionStat
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 @attrs.frozen(auto_exc=True)
@@ -90,6 +94,7 @@ class MemoryStore:
 
     name = "memory"
     durable = False
+    location: Path | None = None  # nothing on disk
 
     def __init__(self) -> None:
         self._lock = threading.Lock()

@@ -9,12 +9,15 @@ what failed pending for the next flush.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import attrs
 
 from seamhost.jsonvalue import FrozenDict, freeze, thaw
 from seamhost.session.record import Record
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 FORMAT_VERSION = 1
 
@@ -139,6 +142,9 @@ class SessionStore(Protocol):
 
     name: str
     durable: bool
+    # The local directory its sessions live in (what `seamhost doctor` checks for writes and
+    # fsync), or None when they live elsewhere: in memory, in a remote service.
+    location: Path | None
 
     def create(self, header: SessionHeader) -> SessionWriter: ...
 

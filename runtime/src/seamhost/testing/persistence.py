@@ -216,6 +216,18 @@ class PersistenceContract:
             text=True,
         )
 
+    # -- what the store declares ------------------------------------------------------------
+
+    def test_location_is_where_flushed_sessions_are(self, store: SessionStore) -> None:
+        """`location` (what `seamhost doctor` checks) is None or the directory written to."""
+        session, _ = self.written(store, batches=1)
+        session.close()
+        if store.location is None:
+            pytest.skip("the backend keeps its sessions in no local directory")
+        assert isinstance(store.location, Path)
+        assert store.location.is_dir(), "a flushed session lives under the declared location"
+        assert any(store.location.iterdir())
+
     # -- round trips ------------------------------------------------------------------------
 
     def test_header_round_trips(self, store: SessionStore) -> None:
