@@ -35,6 +35,7 @@ from seamhost.session.events import TurnStart
 from seamhost.session.session import Session
 from seamhost.session.store import SessionWriter
 from seamhost.sessions import create_session
+from seamhost.testing.approval import fallback_answerer
 from seamhost.testing.sites import PluginSite
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -216,23 +217,6 @@ class Probe:
 descriptor = PluginDescriptor(name="ua-probe", factory=Probe)
 """
 
-FALLBACK_PLUGIN = """
-from seamhost import ApprovalOutcome, PluginDescriptor, hookimpl
-
-
-class Fallback:
-    def __init__(self, ctx):
-        self.asked = []
-
-    @hookimpl
-    def approval_request(self, request):
-        self.asked.append(request.call_id)
-        return ApprovalOutcome.REJECTED
-
-
-descriptor = PluginDescriptor(name="ua-fallback", factory=Fallback)
-"""
-
 
 @attrs.frozen
 class Bench:
@@ -288,7 +272,7 @@ def make_bench(plugin_site: PluginSite, tmp_path: Path) -> Iterator[BenchMaker]:
     writer (``session=lambda writer: ...``).
     """
     plugin_site.add("ua-probe", PROBE_PLUGIN)
-    plugin_site.add("ua-fallback", FALLBACK_PLUGIN)
+    plugin_site.add("ua-fallback", fallback_answerer("ua-fallback"))
     sessions: list[Session] = []
 
     def make(

@@ -111,7 +111,7 @@ class Probe:
 descriptor = PluginDescriptor(name="contract-probe", factory=Probe)
 '''
 
-_FALLBACK_SOURCE = '''
+_FALLBACK_CLASS = '''
 from seamhost import ApprovalOutcome, PluginDescriptor, hookimpl
 
 
@@ -125,12 +125,17 @@ class Fallback:
     def approval_request(self, request):
         self.asked.append(request.call_id)
         return ApprovalOutcome.REJECTED
-
-
-descriptor = PluginDescriptor(
-    name="contract-fallback", factory=Fallback, provides=["approval/request"]
-)
 '''
+
+
+def fallback_answerer(name: str) -> str:
+    """The source of a plugin named `name` answering ``approval/request`` last: it rejects
+    whatever reaches it and keeps the call ids it was asked about in its ``asked`` list."""
+    return (
+        f"{_FALLBACK_CLASS}\n\n"
+        f"descriptor = PluginDescriptor(\n"
+        f"    name={name!r}, factory=Fallback, provides=['approval/request']\n)\n"
+    )
 
 
 @attrs.frozen
@@ -225,7 +230,7 @@ class AnswererContract:
     @pytest.fixture
     def contract_site(self, plugin_site: PluginSite) -> PluginSite:
         plugin_site.add(PROBE, _PROBE_SOURCE)
-        plugin_site.add(FALLBACK, _FALLBACK_SOURCE)
+        plugin_site.add(FALLBACK, fallback_answerer(FALLBACK))
         return plugin_site
 
     @pytest.fixture
@@ -397,4 +402,5 @@ __all__ = [
     "AnswererDriver",
     "ContractBench",
     "Probed",
+    "fallback_answerer",
 ]
