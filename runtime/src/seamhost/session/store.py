@@ -142,9 +142,12 @@ class SessionStore(Protocol):
 
     name: str
     durable: bool
-    # The local directory its sessions live in (what `seamhost doctor` checks for writes and
-    # fsync), or None when they live elsewhere: in memory, in a remote service.
-    location: Path | None
+
+    @property
+    def location(self) -> Path | None:
+        """The local directory its sessions live in (where `seamhost doctor` checks writes and
+        fsync), or None when they live elsewhere: in memory, in a remote service."""
+        ...
 
     def create(self, header: SessionHeader) -> SessionWriter: ...
 
