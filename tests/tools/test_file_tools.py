@@ -180,9 +180,12 @@ def test_write_creates_then_replaces(call_tool: ToolCaller, layout: Layout) -> N
     assert first.value == {"path": str(target), "bytes_written": 7, "created": True}
     assert first.content == f"wrote 7 bytes to {target} (new file)"
     assert first.meta == {"backend": "path-policy", "enforcement": "full"}
+    target.chmod(0o640)
     second = call_tool("write_file", {"path": "out.txt", "content": "x"})
     assert target.read_text() == "x"
     assert not second.value["created"]
+    assert target.stat().st_mode & 0o777 == 0o640  # replaced, not recreated with a new mode
+    assert sorted(p.name for p in layout.workspace.iterdir()) == ["out.txt"]
 
 
 def test_write_needs_create_dirs_for_missing_directories(
@@ -203,18 +206,19 @@ def test_write_in_read_only_is_refused(call_tool: ToolCaller, layout: Layout) ->
     assert list(layout.workspace.iterdir()) == []
 
 
-def _escapes(layout: Layout) -> list[str]:
+def _escapes(layout: Layout, *, hard_link: bool = True) -> list[str]:
     """Paths that reach ``outside/secret.txt`` in every way the escape suite names."""
     ws = layout.workspace
     (ws / "door").symlink_to(layout.outside)
     (ws / "link.txt").symlink_to(layout.secret)
-    os.link(layout.secret, ws / "hard.txt")
+    if hard_link:
+        os.link(layout.secret, ws / "hard.txt")
     return [
         str(layout.secret),
         "../outside/secret.txt",
         "door/secret.txt",
         "link.txt",
-        "hard.txt",
+        *(["hard.txt"] if hard_link else []),
         f"/proc/self/root{layout.secret}",
     ]
 
@@ -238,13 +242,32 @@ def test_write_and_edit_escapes_are_refused(
 def test_write_and_edit_escapes_work_under_full_access(
     call_tool: ToolCaller, layout: Layout
 ) -> None:
-    for index, path in enumerate(_escapes(layout)):
+    for index, path in enumerate(_escapes(layout, hard_link=False)):
         edit = {"path": path, "old": "secret", "new": f"edit{index}"}
         assert call_tool("edit_file", edit, mode=FULL).meta["enforcement"] == "none"
         assert layout.secret.read_text() == f"edit{index}\n"
         write = call_tool("write_file", {"path": path, "content": "secret\n"}, mode=FULL)
         assert write.meta == {"backend": "path-policy", "enforcement": "none"}
         assert layout.secret.read_text() == "secret\n"
+    assert sorted(p.name for p in layout.outside.iterdir()) == ["secret.txt"]  # no temporary
+
+
+def test_a_hard_linked_file_is_refused_even_under_full_access(
+    call_tool: ToolCaller, layout: Layout
+) -> None:
+    os.link(layout.secret, layout.workspace / "hard.txt")
+    before = layout.outside_state()
+    for path in ("hard.txt", str(layout.secret)):
+        write = failure(call_tool, "write_file", {"path": path, "content": "x"}, mode=FULL)
+        edit = failure(
+            call_tool, "edit_file", {"path": path, "old": "secret", "new": "x"}, mode=FULL
+        )
+        for failed in (write, edit):
+            assert failed.code is ErrorCode.TOOL_ERROR  # not a sandbox refusal: nothing confines
+            assert "has 2 hard links" in failed.message
+            assert "Remove the other links" in failed.message
+    assert layout.outside_state() == before
+    assert (layout.workspace / "hard.txt").read_text() == "secret\n"
 
 
 def test_write_into_a_writable_root(call_tool: ToolCaller, layout: Layout, tmp_path: Path) -> None:
@@ -283,11 +306,15 @@ def test_edit_fails_unless_unique(
 ) -> None:
     target = layout.workspace / "f.txt"
     target.write_text(text)
+    before = target.stat()
     failed = failure(call_tool, "edit_file", {"path": "f.txt", "old": old, "new": "Z"})
     assert failed.code is ErrorCode.TOOL_ERROR
     expected = "does not occur" if count == 0 else f"occurs {count} times"
     assert expected in failed.message
     assert target.read_text() == text
+    # Untouched: the same file (not a replacement with the same bytes), and nothing beside it.
+    assert (target.stat().st_ino, target.stat().st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+    assert sorted(p.name for p in layout.workspace.iterdir()) == ["f.txt"]
 
 
 def test_edit_refusals_leave_the_file_alone(call_tool: ToolCaller, layout: Layout) -> None:

@@ -21,7 +21,7 @@ import pytest
 
 from seamhost import paths
 from seamhost.errors import SeamhostError
-from seamhost.paths import PathDenied, PathPolicy
+from seamhost.paths import HardLinkedFile, PathDenied, PathPolicy
 from seamhost.sandbox import ConfineRequest, SandboxMode
 
 if TYPE_CHECKING:
@@ -121,9 +121,9 @@ ESCAPES: dict[str, Escape] = {
 
 
 def write(policy: PathPolicy, path: str, data: bytes = b"pwned\n") -> Path:
-    with policy.open_for_write(path) as opened:
-        opened.file.write(data)
-    return opened.path
+    with policy.open_for_replace(path) as replacement:
+        replacement.commit(data)
+    return replacement.path
 
 
 @pytest.mark.parametrize("escape", ESCAPES.values(), ids=list(ESCAPES))
@@ -145,7 +145,11 @@ def test_escape_is_refused(layout: Layout, escape: Escape, mode: SandboxMode) ->
     assert isinstance(refused.value, SeamhostError)
 
 
-@pytest.mark.parametrize("escape", ESCAPES.values(), ids=list(ESCAPES))
+# A replacement never writes through a second name; a hard-linked file is refused in every mode.
+ROUTES_OUT = {name: escape for name, escape in ESCAPES.items() if name != "hard-link"}
+
+
+@pytest.mark.parametrize("escape", ROUTES_OUT.values(), ids=list(ROUTES_OUT))
 def test_escape_lands_outside_under_full_access(layout: Layout, escape: Escape) -> None:
     path, reached = escape(layout)
     policy = PathPolicy(FULL, layout.workspace)
@@ -155,6 +159,20 @@ def test_escape_lands_outside_under_full_access(layout: Layout, escape: Escape) 
 
     assert written.samefile(reached)
     assert reached.read_bytes() == b"pwned\n"
+
+
+def test_a_hard_linked_file_is_not_split_under_full_access(layout: Layout) -> None:
+    path, _ = _hard_link(layout)
+    before = layout.outside_state()
+    policy = PathPolicy(FULL, layout.workspace)
+    for name in (path, str(layout.secret)):  # either name: replacing one would split them
+        with pytest.raises(HardLinkedFile, match=r"2 hard links.*Remove the other") as refused:
+            write(policy, name)
+        assert isinstance(refused.value, OSError)
+        assert isinstance(refused.value, SeamhostError)
+    assert layout.outside_state() == before
+    assert (layout.workspace / path).read_bytes() == b"secret\n"
+    assert sorted(p.name for p in layout.workspace.iterdir()) == ["hard.txt"]
 
 
 def test_refusal_messages_say_what_would_allow_the_write(layout: Layout) -> None:
@@ -198,40 +216,47 @@ def test_tilde_is_a_file_name(layout: Layout) -> None:
     assert policy.check_write("~/x") == layout.workspace / "~" / "x"
 
 
-def test_open_for_write_creates_reports_and_truncates(layout: Layout) -> None:
+def test_replace_creates_reports_and_replaces(layout: Layout) -> None:
     policy = PathPolicy(WW, layout.workspace)
-    with policy.open_for_write("f.txt") as opened:
-        opened.file.write(b"long content")
-    assert opened.created
-    with policy.open_for_write("f.txt") as opened:
-        opened.file.write(b"short")
-    assert not opened.created
+    with policy.open_for_replace("f.txt") as replacement:
+        assert replacement.created
+        assert replacement.size == 0
+        assert replacement.read() == b""
+        assert not (layout.workspace / "f.txt").exists()  # nothing changes before the commit
+        replacement.commit(b"long content")
+    assert (layout.workspace / "f.txt").read_bytes() == b"long content"
+    with policy.open_for_replace("f.txt") as replacement:
+        assert not replacement.created
+        assert replacement.size == len(b"long content")
+        assert replacement.read() == b"long content"
+        replacement.commit(b"short")
     assert (layout.workspace / "f.txt").read_bytes() == b"short"
-    with policy.open_for_write("f.txt", truncate=False) as opened:
-        assert opened.file.read() == b"short"
+    with pytest.raises(ValueError, match="closed"):
+        replacement.commit(b"again")
+    assert (layout.workspace / "f.txt").read_bytes() == b"short"
 
 
-def test_open_for_write_keeps_the_mode_of_an_existing_file(layout: Layout) -> None:
+def test_replace_keeps_the_mode_of_an_existing_file(layout: Layout) -> None:
     target = layout.workspace / "run.sh"
     target.write_text("#!/bin/sh\n")
     target.chmod(0o754)
     write(PathPolicy(WW, layout.workspace), "run.sh")
-    assert target.stat().st_mode & 0o777 == 0o754
+    assert target.stat().st_mode & 0o7777 == 0o754
 
 
 def test_missing_directories_need_create_dirs(layout: Layout) -> None:
     policy = PathPolicy(WW, layout.workspace)
     with pytest.raises(FileNotFoundError, match="create_dirs"):
-        policy.open_for_write("a/b/c.txt")
+        policy.open_for_replace("a/b/c.txt")
     assert not (layout.workspace / "a").exists()
-    with policy.open_for_write("a/b/c.txt", create_dirs=True) as opened:
-        opened.file.write(b"x")
+    with policy.open_for_replace("a/b/c.txt", create_dirs=True) as replacement:
+        replacement.commit(b"x")
     assert (layout.workspace / "a" / "b" / "c.txt").read_bytes() == b"x"
 
 
 def test_create_false_refuses_a_missing_file(layout: Layout) -> None:
     with pytest.raises(FileNotFoundError):
-        PathPolicy(WW, layout.workspace).open_for_write("nope.txt", create=False)
+        PathPolicy(WW, layout.workspace).open_for_replace("nope.txt", create=False)
     assert not (layout.workspace / "nope.txt").exists()
 
 
@@ -240,12 +265,13 @@ def test_directories_and_fifos_are_not_written(layout: Layout) -> None:
     (layout.workspace / "d").mkdir()
     os.mkfifo(layout.workspace / "pipe")
     with pytest.raises(IsADirectoryError):
-        policy.open_for_write("d")
+        policy.open_for_replace("d")
     with pytest.raises(IsADirectoryError):
-        policy.open_for_write(".")
+        policy.open_for_replace(".")
     # Opening a FIFO for writing without a reader would block; it is refused at once instead.
     with pytest.raises(OSError, match="not a regular file"):
-        policy.open_for_write("pipe")
+        policy.open_for_replace("pipe")
+    assert sorted(p.name for p in layout.workspace.iterdir()) == ["d", "pipe"]
 
 
 @pytest.mark.parametrize("mode", [WW, FULL], ids=str)

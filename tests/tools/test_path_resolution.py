@@ -101,6 +101,7 @@ def test_writes_land_where_the_os_resolves_and_only_inside(
             assert lexical.read_bytes() == payload  # the OS, following the same path, agrees
 
         assert outside_state(root) == before
+        assert not list(root.rglob("*.seamhost-tmp")), "a temporary file was left behind"
 
 
 UNWRITABLE = (errno.ENOENT, errno.EISDIR, errno.ENOTDIR, errno.ELOOP)
@@ -109,11 +110,11 @@ UNWRITABLE = (errno.ENOENT, errno.EISDIR, errno.ENOTDIR, errno.ELOOP)
 def _write(policy: PathPolicy, path: str, payload: bytes) -> Path | OSError:
     """The real path written, or the error that stopped the write."""
     try:
-        with policy.open_for_write(path) as opened:
-            opened.file.write(payload)
+        with policy.open_for_replace(path) as replacement:
+            replacement.commit(payload)
     except OSError as exc:
         return exc
-    return opened.path
+    return replacement.path
 
 
 def _os_write_errno(path: Path) -> int | None:

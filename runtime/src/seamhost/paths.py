@@ -19,11 +19,29 @@ workspace. The paths :meth:`PathPolicy.check_write` and :meth:`PathPolicy.worksp
 are real (absolute, no symlink, no ``..``).
 
 A check alone leaves a race: between the check and the write, a directory on the way could be
-swapped for a symlink. :meth:`PathPolicy.open_for_write` closes that gap: it descends from the
-writable root to the target one directory at a time (``O_DIRECTORY | O_NOFOLLOW`` relative to the
-previous descriptor), opens the file the same way without truncating it, checks the link count
-on the open descriptor and only then truncates. Whatever the path became meanwhile, the file
-written is the one that was judged, or nothing is written.
+swapped for a symlink. :meth:`PathPolicy.open_for_replace` closes that gap: it descends from the
+writable root to the target's directory one directory at a time (``O_DIRECTORY | O_NOFOLLOW``
+relative to the previous descriptor), opens the existing file there the same way and checks, on
+the open descriptor, that it is a regular file with a single link. Everything after is done
+relative to that directory descriptor; no path is resolved again. Whatever the path became
+meanwhile, the file replaced is the one that was judged, or nothing is written.
+
+A file is replaced, never written in place (:meth:`Replacement.commit`). The new bytes go to a
+temporary file in the same directory, ``.<name>.<16 random hex digits>.seamhost-tmp``, created
+exclusively and never through a symlink, mode 0600 while it is written. It then takes the old
+file's mode, and its owner and group as far as the process may set them (a new file takes the
+mode ``open(path, "w")`` would give it under the process's umask), is fsynced, renamed over the
+target, and the directory is fsynced so the rename itself survives a crash. So after a crash, a
+kill or a full disk at any point the target holds its old bytes or its new ones, never a mix or
+nothing; a failure before the rename removes the temporary file and leaves the target
+untouched. A process killed mid-write can leave its temporary file behind, which is safe to
+delete.
+
+What a replacement does not keep: the inode (the file is a new one; a descriptor open on the old
+file keeps reading the old content), extended attributes and ACLs (not copied; the new file gets
+whatever the directory gives new files), and other names: a file with more than one hard link is
+refused in every mode, since replacing one name would leave the others with the old content
+(`PathDenied` when confining, `HardLinkedFile` in ``danger-full-access``).
 """
 
 from __future__ import annotations
@@ -32,6 +50,7 @@ import contextlib
 import errno
 import os
 import stat
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -41,7 +60,6 @@ from seamhost.errors import SeamhostError
 from seamhost.sandbox import SandboxMode
 
 if TYPE_CHECKING:
-    import io
     from types import TracebackType
 
     from seamhost.sandbox import ConfineRequest
@@ -50,8 +68,9 @@ if TYPE_CHECKING:
 StrPath = str | os.PathLike[str]
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
-# O_NONBLOCK keeps the open of a FIFO from hanging; the descriptor is refused as not a regular
-# file right after, and made blocking again when it is one.
+# The file to replace is opened for writing, as writing it in place would, so a file the process
+# may not write is refused. O_NONBLOCK keeps the open of a FIFO from hanging; the descriptor is
+# refused as not a regular file right after, and made blocking again when it is one.
 _FILE_FLAGS = os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
 _FILESYSTEM_ROOT = Path("/")
 _MAX_LINKS = 40  # symlinks followed in one resolution, as Linux allows
@@ -68,6 +87,21 @@ class PathDenied(SeamhostError, PermissionError):
 
     def __str__(self) -> str:
         return f"{self.path}: refused in sandbox mode {self.mode}: {self.reason}; {self.remedy}"
+
+
+@attrs.frozen(auto_exc=True)
+class HardLinkedFile(SeamhostError, OSError):
+    """A file with more than one name, which replacing it through one name would split."""
+
+    path: str
+    links: int
+
+    def __str__(self) -> str:
+        return (
+            f"{self.path}: the file has {self.links} hard links, and replacing it would leave "
+            "the other names with the old content; nothing was written. Remove the other "
+            "links first, or change the file in place with a shell command"
+        )
 
 
 def _real(path: StrPath) -> Path:
@@ -182,23 +216,22 @@ class PathPolicy:
             )
         return real
 
-    # -- writing without a race -----------------------------------------------------------
+    # -- replacing without a race ---------------------------------------------------------
 
-    def open_for_write(
-        self,
-        path: StrPath,
-        *,
-        create: bool = True,
-        create_dirs: bool = False,
-        truncate: bool = True,
-    ) -> OpenedFile:
-        """Open the file at `path` for reading and writing, exactly where the check placed it.
+    def open_for_replace(
+        self, path: StrPath, *, create: bool = True, create_dirs: bool = False
+    ) -> Replacement:
+        """Get ready to replace the file at `path`, exactly where the check placed it.
 
-        `create` makes the file when missing (``created`` says whether it did); `create_dirs`
-        makes missing parent directories; `truncate` empties the file, only after the open
-        descriptor passed the checks. Raises `PathDenied` when refused or when the path changed
-        under the walk, ``FileNotFoundError`` for a missing file or directory that may not be
-        made, ``IsADirectoryError`` or ``OSError`` when the target is not a regular file.
+        Walks to the target's directory and opens the file there (see the module docstring);
+        nothing on disk changes until :meth:`Replacement.commit`. `create` allows a file that
+        does not exist yet (:attr:`Replacement.created` says it does not); `create_dirs` makes
+        missing parent directories, each fsynced into its parent. Raises `PathDenied` when
+        refused or when the path changed under the walk, `HardLinkedFile` for a file with more
+        than one name in ``danger-full-access``, ``FileNotFoundError`` for a missing file or
+        directory that may not be made, ``IsADirectoryError`` or ``OSError`` when the target is
+        not a regular file, and the operating system's error (``PermissionError``, say) when the
+        process may not write the existing file.
         """
         target = self.check_write(path)
         root = self._root_of(target) or _FILESYSTEM_ROOT
@@ -212,24 +245,12 @@ class PathPolicy:
                 child = self._descend(dir_fd, part, here, create_dirs)
                 os.close(dir_fd)
                 dir_fd = child
-            fd, created = self._open_file(dir_fd, parts[-1], target, create)
-        finally:
-            os.close(dir_fd)
-        try:
-            info = os.fstat(fd)
-            if stat.S_ISDIR(info.st_mode):
-                raise IsADirectoryError(errno.EISDIR, "a directory, not a file", str(target))
-            if not stat.S_ISREG(info.st_mode):
-                raise OSError(errno.EINVAL, "not a regular file", str(target))
-            if self.mode.confining and info.st_nlink > 1:
-                raise self._denied(target, _hard_link_reason(info.st_nlink), _HARD_LINK_REMEDY)
-            os.set_blocking(fd, True)
-            if truncate:
-                os.ftruncate(fd, 0)
+            fd = self._open_file(dir_fd, parts[-1], target, create)
+            info = None if fd is None else self._check_file(fd, target)
         except BaseException:
-            os.close(fd)
+            os.close(dir_fd)
             raise
-        return OpenedFile(target, created, open(fd, "r+b", closefd=True))
+        return Replacement(target, dir_fd, parts[-1], fd, info)
 
     def _descend(self, dir_fd: int, name: str, here: Path, create_dirs: bool) -> int:
         """Open (or make, then open) directory `name` under `dir_fd`."""
@@ -243,6 +264,8 @@ class PathPolicy:
         # Made by someone else meanwhile: the open below judges whatever is there now.
         with contextlib.suppress(FileExistsError):
             os.mkdir(name, dir_fd=dir_fd)
+            # A file renamed into a new directory survives a crash only if the directory does.
+            os.fsync(dir_fd)
         return self._open_dir(dir_fd, name, here)
 
     def _open_dir(self, dir_fd: int, name: str, here: Path) -> int:
@@ -254,19 +277,42 @@ class PathPolicy:
                 raise self._raced(here) from exc
             raise
 
-    def _open_file(self, dir_fd: int, name: str, target: Path, create: bool) -> tuple[int, bool]:
+    def _open_file(self, dir_fd: int, name: str, target: Path, create: bool) -> int | None:
+        """The existing file `name` under `dir_fd`, opened to write as an in-place writer would.
+
+        Opening it for writing keeps the refusals of writing in place: a file the process may
+        not write is not replaced either, though the directory would allow the rename. ``None``
+        when it does not exist and `create` allows that.
+        """
         try:
+            return os.open(name, _FILE_FLAGS, dir_fd=dir_fd)
+        except FileNotFoundError:
             if create:
-                try:
-                    flags = _FILE_FLAGS | os.O_CREAT | os.O_EXCL
-                    return os.open(name, flags, 0o666, dir_fd=dir_fd), True
-                except FileExistsError:
-                    pass
-            return os.open(name, _FILE_FLAGS, dir_fd=dir_fd), False
+                return None
+            raise
         except OSError as exc:
             if exc.errno == errno.ELOOP:
                 raise self._raced(target) from exc
             raise
+
+    def _check_file(self, fd: int, target: Path) -> os.stat_result:
+        """Refuse what the open descriptor `fd` shows is no file to replace; close it then."""
+        try:
+            info = os.fstat(fd)
+            if stat.S_ISDIR(info.st_mode):
+                raise IsADirectoryError(errno.EISDIR, "a directory, not a file", str(target))
+            if not stat.S_ISREG(info.st_mode):
+                raise OSError(errno.EINVAL, "not a regular file", str(target))
+            if info.st_nlink > 1:
+                if self.mode.confining:
+                    reason = _hard_link_reason(info.st_nlink)
+                    raise self._denied(target, reason, _HARD_LINK_REMEDY)
+                raise HardLinkedFile(str(target), info.st_nlink)
+            os.set_blocking(fd, True)
+        except BaseException:
+            os.close(fd)
+            raise
+        return info
 
     # -- refusals -------------------------------------------------------------------------
 
@@ -292,15 +338,98 @@ class PathPolicy:
         )
 
 
-@attrs.frozen(eq=False)
-class OpenedFile:
-    """A file opened by :meth:`PathPolicy.open_for_write`; a context manager that closes it."""
+@attrs.define(eq=False)
+class Replacement:
+    """A file about to be replaced, from :meth:`PathPolicy.open_for_replace`.
 
-    path: Path  # the real path that was judged and opened
-    created: bool
-    file: io.BufferedRandom
+    It holds the directory the policy walked to and, when the file exists, the descriptor the
+    policy checked; a context manager that closes both. :meth:`read` gives the content the file
+    had when it was opened; :meth:`commit` replaces it atomically and durably. Not a value but
+    a holder of descriptors, so not frozen: closing it is a change of state.
+    """
 
-    def __enter__(self) -> OpenedFile:
+    path: Path  # the real path that was judged
+    _dir_fd: int = attrs.field(alias="dir_fd")
+    _name: str = attrs.field(alias="name")
+    _fd: int | None = attrs.field(alias="fd")  # None: there is no file yet
+    _info: os.stat_result | None = attrs.field(alias="info")  # of `_fd`, taken when checked
+    _closed: bool = attrs.field(default=False, init=False)
+
+    @property
+    def created(self) -> bool:
+        """Whether the commit makes a new file: there was none when it was opened."""
+        return self._fd is None
+
+    @property
+    def size(self) -> int:
+        """The size of the file when it was opened (0 when there was none)."""
+        return 0 if self._info is None else self._info.st_size
+
+    def read(self) -> bytes:
+        """The whole content of the file that was opened (empty when there was none)."""
+        self._check_open()
+        if self._fd is None:
+            return b""
+        chunks = []
+        offset = 0
+        while chunk := os.pread(self._fd, _READ_CHUNK, offset):
+            chunks.append(chunk)
+            offset += len(chunk)
+        return b"".join(chunks)
+
+    def commit(self, data: bytes) -> None:
+        """Replace the file with `data`: after a crash at any point it holds the old or the new.
+
+        Writes a temporary file beside it, gives it the old file's mode (and owner and group,
+        when the process may set them; a new file gets the umask's mode), fsyncs it, renames it
+        over the target and fsyncs the directory. Any failure before the rename removes the
+        temporary file and leaves the target untouched. A failure of the final directory fsync
+        is raised with the new content already in place but not known to be durable.
+        """
+        self._check_open()
+        temp = _temp_name(self._name)
+        fd = os.open(temp, _TEMP_FLAGS, 0o600, dir_fd=self._dir_fd)
+        try:
+            try:
+                _write_all(fd, data)
+                self._give_attributes(fd)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            os.rename(temp, self._name, src_dir_fd=self._dir_fd, dst_dir_fd=self._dir_fd)
+        except BaseException:
+            # After a rename that did happen there is nothing left under `temp` to remove.
+            with contextlib.suppress(OSError):
+                os.unlink(temp, dir_fd=self._dir_fd)
+            raise
+        os.fsync(self._dir_fd)
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise ValueError(f"the replacement of {self.path} is closed; open it again")
+
+    def _give_attributes(self, fd: int) -> None:
+        """Give the temporary file `fd` what the replaced file had, or a new file's mode."""
+        if self._info is None:
+            os.fchmod(fd, _NEW_FILE_MODE & ~_umask())
+            return
+        own = os.fstat(fd)
+        wanted = (self._info.st_uid, self._info.st_gid)
+        if (own.st_uid, own.st_gid) != wanted:
+            _change_owner(fd, *wanted)
+        # After the owner: changing it clears the set-user-ID and set-group-ID bits.
+        os.fchmod(fd, stat.S_IMODE(self._info.st_mode))
+
+    def close(self) -> None:
+        """Close the descriptors (once; again does nothing); nothing can be committed after."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._fd is not None:
+            os.close(self._fd)
+        os.close(self._dir_fd)
+
+    def __enter__(self) -> Replacement:
         return self
 
     def __exit__(
@@ -309,7 +438,7 @@ class OpenedFile:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        self.file.close()
+        self.close()
 
 
 _READ_ONLY_REMEDY = (
@@ -324,6 +453,59 @@ _HARD_LINK_REMEDY = (
 
 def _hard_link_reason(links: int) -> str:
     return f"the file has {links} hard links"
+
+
+# -- replacing ---------------------------------------------------------------------------------
+
+_TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+_TEMP_SUFFIX = ".seamhost-tmp"
+_TEMP_NAME_BYTES = 80  # of the target's name kept in the temporary one, well under NAME_MAX
+_NEW_FILE_MODE = 0o666  # what open() asks for, before the umask
+_READ_CHUNK = 1 << 20
+_UMASK_LOCK = threading.Lock()
+
+
+def _temp_name(name: str) -> str:
+    """A fresh name beside `name`: hidden, naming the file it replaces, random, ours by suffix."""
+    kept = os.fsencode(name)[:_TEMP_NAME_BYTES].decode("utf-8", "ignore")
+    return f".{kept}.{os.urandom(8).hex()}{_TEMP_SUFFIX}"
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _umask() -> int:
+    """The process's umask, read without changing it when ``/proc`` shows it."""
+    try:
+        with open("/proc/self/status", "rb") as status:
+            for line in status:
+                if line.startswith(b"Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    # No /proc here: the only other way is to set it and put it back. The lock keeps two
+    # replacements from reading each other's value; meanwhile the stricter mask can only narrow
+    # what another thread creates, never widen it.
+    with _UMASK_LOCK:
+        mask = os.umask(0o077)
+        os.umask(mask)
+    return mask
+
+
+def _change_owner(fd: int, uid: int, gid: int) -> None:
+    """Give `fd` this owner and group, or as much of them as the process may set."""
+    # Without the right to give the owner, the group may still be given: the process's own.
+    for owner in (uid, -1):
+        try:
+            os.fchown(fd, owner, gid)
+        except OSError as exc:
+            if exc.errno != errno.EPERM:
+                raise
+        else:
+            return
 
 
 def _real_target(lexical: Path) -> tuple[Path, bool]:
@@ -390,4 +572,4 @@ def _is_link(name: str, dir_fd: int) -> bool:
         return False
 
 
-__all__ = ["OpenedFile", "PathDenied", "PathPolicy"]
+__all__ = ["HardLinkedFile", "PathDenied", "PathPolicy", "Replacement"]

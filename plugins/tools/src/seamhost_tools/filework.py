@@ -1,8 +1,9 @@
 """File-system work for a tool body: run off the event loop, failures turned into `ToolFailed`.
 
 A refusal by the path policy ends the call ``SANDBOX_DENIED``; any other operating-system error
-ends it ``TOOL_ERROR`` with a message naming the action and the path. A write records in its
-result's ``meta`` how it was confined, as a subprocess's does (DESIGN §5, step 9).
+ends it ``TOOL_ERROR`` with a message naming the action and the path (seamhost's own errors, such
+as `seamhost.paths.HardLinkedFile`, with their own message, which already does). A write records
+in its result's ``meta`` how it was confined, as a subprocess's does (DESIGN §5, step 9).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import asyncio
 import os
 from typing import TYPE_CHECKING, TypeVar
 
+from seamhost.errors import SeamhostError
 from seamhost.paths import PathDenied, PathPolicy
 from seamhost.results import ErrorCode, ToolFailed
 
@@ -33,6 +35,8 @@ async def off_loop(action: str, path: Path, work: Callable[[], T]) -> T:
     except PathDenied as exc:
         raise ToolFailed(ErrorCode.SANDBOX_DENIED, str(exc)) from exc
     except OSError as exc:
+        if isinstance(exc, SeamhostError):  # its message names the path and what to do
+            raise ToolFailed(ErrorCode.TOOL_ERROR, str(exc)) from exc
         # The error's own file name when it is a full path (a directory on the way, say);
         # a bare name or a descriptor number would not tell the reader which file.
         named = exc.filename

@@ -3,13 +3,21 @@
 Both go through :class:`seamhost.paths.PathPolicy`, the same policy the sandbox provider
 enforces for subprocesses: nothing in ``read-only``; only inside the workspace and the writable
 roots in ``workspace-write`` (symlinks and hard links leading out refused); anywhere in
-``danger-full-access``. A refusal ends the call ``SANDBOX_DENIED`` and touches nothing. The file
-is written in place through the descriptor the policy opened, so its mode and owner are kept.
+``danger-full-access``. A refusal ends the call ``SANDBOX_DENIED`` and touches nothing.
+
+Neither writes in place: each replaces the file atomically and durably through
+:meth:`seamhost.paths.Replacement.commit` (a temporary file beside it, fsynced, renamed over it,
+the directory fsynced). Whatever stops the call (a crash, a kill, a full disk), the file holds
+its old content or its new one, never a mix; a call that fails leaves it as it was. The file
+keeps its mode, and its owner and group as far as the process may set them; a new file
+gets the mode the umask gives. It does not keep its inode (a program holding the old file open
+goes on seeing the old content), its extended attributes or its ACLs. A file with more than one
+hard link is refused in every mode: replacing one of its names would leave the others with the
+old content.
 """
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING
 
 from seamhost.paths import PathPolicy
@@ -19,7 +27,9 @@ from seamhost_tools import truncation
 from seamhost_tools.filework import confinement, off_loop
 
 if TYPE_CHECKING:
-    from seamhost.paths import OpenedFile
+    from pathlib import Path
+
+    from seamhost.paths import Replacement
     from seamhost.tools import ToolContext
     from seamhost_tools.settings import ToolSettings
 
@@ -36,16 +46,16 @@ async def write_file(ctx: ToolContext) -> ToolOutput:
     data = _encode(args["content"])
     create_dirs: bool = args.get("create_dirs", False)
 
-    def write() -> OpenedFile:
-        with policy.open_for_write(path, create_dirs=create_dirs) as opened:
-            opened.file.write(data)
-        return opened
+    def write() -> Replacement:
+        with policy.open_for_replace(path, create_dirs=create_dirs) as replacement:
+            replacement.commit(data)
+        return replacement
 
-    opened = await off_loop("write", path, write)
-    news = " (new file)" if opened.created else ""
+    written = await off_loop("write", path, write)
+    news = " (new file)" if written.created else ""
     return ToolOutput(
-        content=f"wrote {truncation.size(len(data))} to {opened.path}{news}",
-        value={"path": str(opened.path), "bytes_written": len(data), "created": opened.created},
+        content=f"wrote {truncation.size(len(data))} to {written.path}{news}",
+        value={"path": str(written.path), "bytes_written": len(data), "created": written.created},
         meta=confinement(policy),
     )
 
@@ -76,39 +86,37 @@ async def edit_file(ctx: ToolContext, settings: ToolSettings) -> ToolOutput:
         raise ToolFailed(ErrorCode.TOOL_ERROR, "old and new are the same; nothing to change")
     _encode(new)
 
-    def edit() -> tuple[OpenedFile, int, int]:
-        with policy.open_for_write(path, create=False, truncate=False) as opened:
-            size = os.fstat(opened.file.fileno()).st_size
-            if size > settings.max_edit_bytes:
+    def edit() -> tuple[Path, int, int]:
+        with policy.open_for_replace(path, create=False) as replacement:
+            if replacement.size > settings.max_edit_bytes:
                 raise ToolFailed(
                     ErrorCode.TOOL_ERROR,
-                    f"{opened.path} is {truncation.size(size)}, more than edit_file loads "
-                    f"({truncation.size(settings.max_edit_bytes)}); use write_file or shell",
+                    f"{replacement.path} is {truncation.size(replacement.size)}, more than "
+                    f"edit_file loads ({truncation.size(settings.max_edit_bytes)}); "
+                    "use write_file or shell",
                 )
-            text = _decode(opened.file.read(), opened)
+            text = _decode(replacement.read(), replacement.path)
             found = occurrences(text, old)
             if len(found) != 1:
-                raise ToolFailed(ErrorCode.TOOL_ERROR, _not_unique(opened, len(found)))
+                raise ToolFailed(ErrorCode.TOOL_ERROR, _not_unique(replacement.path, len(found)))
             start = found[0]
             data = (text[:start] + new + text[start + len(old) :]).encode("utf-8")
-            opened.file.seek(0)
-            opened.file.write(data)
-            opened.file.truncate()
-        return opened, text.count("\n", 0, start) + 1, len(data)
+            replacement.commit(data)
+        return replacement.path, text.count("\n", 0, start) + 1, len(data)
 
-    opened, line, written = await off_loop("edit", path, edit)
+    edited, line, written = await off_loop("edit", path, edit)
     return ToolOutput(
-        content=f"edited {opened.path}: replaced 1 occurrence at line {line}",
-        value={"path": str(opened.path), "line": line, "bytes_written": written},
+        content=f"edited {edited}: replaced 1 occurrence at line {line}",
+        value={"path": str(edited), "line": line, "bytes_written": written},
         meta=confinement(policy),
     )
 
 
-def _not_unique(opened: OpenedFile, count: int) -> str:
+def _not_unique(path: Path, count: int) -> str:
     if count == 0:
-        return f"`old` does not occur in {opened.path}; read the file and copy the text exactly"
+        return f"`old` does not occur in {path}; read the file and copy the text exactly"
     return (
-        f"`old` occurs {count} times in {opened.path}; include more surrounding text so it "
+        f"`old` occurs {count} times in {path}; include more surrounding text so it "
         "occurs exactly once"
     )
 
@@ -122,11 +130,11 @@ def _encode(text: str) -> bytes:
         ) from exc
 
 
-def _decode(data: bytes, opened: OpenedFile) -> str:
+def _decode(data: bytes, path: Path) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ToolFailed(
             ErrorCode.TOOL_ERROR,
-            f"{opened.path} is not UTF-8 text (byte {exc.start}); edit_file edits text only",
+            f"{path} is not UTF-8 text (byte {exc.start}); edit_file edits text only",
         ) from exc
