@@ -1,5 +1,6 @@
-"""Properties: any quoting and structure splits back into its commands, as real bash runs them,
-and no wrapping or chaining escapes a deny rule or a floor."""
+"""Properties: any quoting and structure splits back into its commands, as real bash runs them;
+the redirections recorded are the files real bash opens; and no wrapping or chaining escapes a
+deny rule or a floor, on commands or on where a redirection points."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from seamhost_tool_policy import ToolPolicy
 from seamhost_tool_policy.splitter import split
+from seamhost_tool_policy.unwrap import analyse_script
 
 from seamhost.decisions import Verdict
 from seamhost.descriptor import PluginContext
@@ -192,6 +194,66 @@ def test_the_splitter_finds_the_commands_bash_runs(
     assert ran == found
 
 
+# Redirections that open a file (the placeholder @ becomes a fresh name), and descriptor
+# operations that open none and cannot fail (a failed redirection stops the ones after it).
+FILE_REDIRECTIONS = [">@", "> @", ">>@", "&>@", "&>> @", ">|@", "<>@", "2>@", "3>>@", ">&@"]
+FILE_REDIRECTIONS += ["1>& @", "{fd}>@"]
+DESCRIPTOR_OPERATIONS = ["2>&1", ">&2", "<&0", "3>&-", "4>&1", "4<&0"]
+# Constructs whose inner command always runs, so bash opens every file the text names.
+# (Newlines end the inner lists: "c &;" is a syntax error.)
+ALWAYS_RUN: list[Callable[[str], str]] = [
+    lambda c: f"( {c} )",
+    lambda c: f"{{ {c}\n}}",
+    lambda c: f"true && {c}",
+    lambda c: f"{c} | true",
+    lambda c: f"{{ {c} & }}",
+    lambda c: f"f() {{ {c}\n}}\nf",
+    lambda c: f"for i in 1; do {c}\ndone",
+    lambda c: f"if true; then {c}\nfi",
+    lambda c: f"( {c} ) >@",
+    lambda c: f"{{ {c}\n}} 2>>@",
+    lambda c: f"while false; do :; done >@\n{c}",
+    lambda c: f"bash -c {shlex.quote(c)}",
+]
+
+
+@st.composite
+def redirecting(draw: st.DrawFn) -> str:
+    """A line whose commands redirect to fresh names (@), in constructs that always run."""
+    operations = FILE_REDIRECTIONS + DESCRIPTOR_OPERATIONS
+    text = " ".join(["true", *draw(st.lists(st.sampled_from(operations), max_size=4))])
+    for _ in range(draw(st.integers(0, 3))):
+        text = draw(st.sampled_from(ALWAYS_RUN))(text)
+    if draw(st.booleans()):
+        text = f"{text}\n{draw(redirecting())}"
+    names = iter(range(1000))
+    return re.sub("@", lambda _: f"f{next(names)}", text)
+
+
+@pytest.mark.skipif(BASH is None, reason="needs bash to compare with")
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(redirecting())
+def test_the_recorded_redirections_are_the_files_bash_opens(tmp_path: Path, text: str) -> None:
+    """Run the line in real bash in an empty directory; the files it creates are the targets."""
+    here = Path(tempfile.mkdtemp(dir=tmp_path))
+    assert BASH is not None
+    shell = subprocess.Popen(
+        [BASH, "--norc", "--noprofile", "-c", f"{text}\nwait\n"],
+        cwd=here,
+        env={"PATH": "/usr/bin:/bin"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    _, errors = shell.communicate(timeout=30)
+    assert (shell.returncode, errors) == (0, b"")
+    wait_for_session(shell.pid)
+    opened = sorted(path.name for path in here.iterdir())
+    assert sorted(analyse_script(text).redirects) == opened
+
+
 # -- no escape from a deny rule or a floor ------------------------------------------------------
 
 
@@ -346,3 +408,57 @@ def test_opaque_constructs_are_never_allowed(data: st.DataObject, program: str) 
     command = data.draw(st.sampled_from(OPAQUE))(data.draw(disguised(program)))
     decision = policy_for(program).tools_pre_execute(shell_call(command))
     assert decision.verdict is not Verdict.ALLOW, (command, decision)
+
+
+# -- no escape from a rule or a floor on where a call acts ---------------------------------------
+
+OUTSIDE = st.sampled_from(["/etc/{}", "../{}", "//tmp/{}", "/work/../{}", "/etc/x/../{}"])
+TARGET_SPELLINGS: list[Callable[[str], str]] = [
+    lambda t: t,
+    lambda t: f"'{t}'",
+    lambda t: f'"{t}"',
+    lambda t: "\\" + t,
+    lambda t: f"{t[:2]}''{t[2:]}",
+]
+
+
+def outside_policy() -> ToolPolicy:
+    rules = [{"location": "outside-workspace", "decision": "deny"}]
+    floors = [{"location": "outside-workspace", "reason": "never"}]
+    config = freeze({"default": "allow", "rules": rules, "floor": floors})
+    return ToolPolicy(PluginContext("tool-policy", config, Path("p.toml"), SandboxPolicy()))
+
+
+@st.composite
+def redirecting_outside(draw: st.DrawFn, program: str) -> str:
+    """`program` redirecting to or from a file outside the workspace (/work), spelt at random."""
+    target = draw(OUTSIDE).format(draw(PROGRAM_NAMES))
+    operation = draw(st.sampled_from([">", ">>", "<", "&>", "2>", "<>", ">|", ">&"]))
+    spelt = draw(st.sampled_from(TARGET_SPELLINGS))(target)
+    words = [program, *(shlex.quote(a) for a in draw(ARGUMENTS))]
+    words.insert(draw(st.integers(1, len(words))), f"{operation} {spelt}")
+    return " ".join(words)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data(), PROGRAM_NAMES)
+def test_wrapping_and_chaining_a_redirection_never_lowers_the_decision(
+    data: st.DataObject, program: str
+) -> None:
+    plugin = outside_policy()
+    plain = data.draw(redirecting_outside(program))
+    assert plugin.tools_pre_execute(shell_call(plain)).verdict is Verdict.DENY, plain
+    text, simple = plain, True
+    for _ in range(data.draw(st.integers(1, 4))):
+        choices = AS_SIMPLE + AROUND_ANY + (AROUND_SIMPLE + ASSIGNING if simple else [])
+        wrap = data.draw(st.sampled_from(choices))
+        text = wrap(text)
+        simple = wrap in AS_SIMPLE or wrap in AROUND_SIMPLE
+    call = shell_call(text)
+    decision = plugin.tools_pre_execute(call)
+    assert decision.verdict is Verdict.DENY, (text, decision)
+    guard = plugin.tools_guard(call)
+    assert guard is not None, text
+    assert guard.verdict is Verdict.DENY, text
+    opaque = data.draw(st.sampled_from(OPAQUE))(text)
+    assert plugin.tools_pre_execute(shell_call(opaque)).verdict is not Verdict.ALLOW, opaque

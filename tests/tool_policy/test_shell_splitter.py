@@ -148,6 +148,69 @@ def test_redirections_are_not_command_words(text: str, expected: list[str]) -> N
     assert reliable(text) == [expected]
 
 
+@pytest.mark.parametrize(
+    ("text", "targets"),
+    [
+        ("cmd >out", ["out"]),
+        ("cmd >> log < in", ["log", "in"]),
+        (
+            "cmd &>all &>>more >|clobber <>rw 9<nine {fd}>named",
+            ["all", "more", "clobber", "rw", "nine", "named"],
+        ),
+        (">out cmd 2>err", ["out", "err"]),
+        ("cmd > 'a b' >\"$x\" > ~/x > *.log", ["a b", U, U + "/x", U + ".log"]),
+        # >& and 1>& open a file unless the word names a descriptor
+        ("cmd >&file 1>& other >&$out", ["file", "other", U]),
+    ],
+)
+def test_file_redirections_record_their_targets(text: str, targets: list[str]) -> None:
+    result = split(text)
+    (command,) = result.commands
+    assert list(command.redirects) == targets
+    assert list(result.redirects) == targets
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "cmd 2>&1 >&2 <&0 3<&- >&- 4>&1- 1>&3",
+        # another descriptor, or <&, with a word that is no number is an error, not a file
+        "cmd 2>&file <&file 0<&$x",
+        "cmd <<EOF\nbody\nEOF",
+        "cmd <<-EOF\n\tbody\n\tEOF",
+        "cmd <<< text",
+        "[[ a > b && c < d ]]",
+        "(( a > b ))",
+        "echo '>' x \\> y \">\" z",
+    ],
+)
+def test_descriptors_here_documents_and_comparisons_open_no_file(text: str) -> None:
+    assert split(text).redirects == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "targets"),
+    [
+        ("{ a; b; } > group 2>&1", ["group"]),
+        ("( a ) >> sub", ["sub"]),
+        ("if a; then b; fi < cond", ["cond"]),
+        ("while a; do b > inner; done > loop", ["inner", "loop"]),
+        ("for x in 1; do :; done &> each", ["each"]),
+        ("case x in *) a;; esac > chosen", ["chosen"]),
+        ("[[ -f a ]] > test", ["test"]),
+        ("f() { a; } > body", ["body"]),
+        ("> truncated", ["truncated"]),
+        ("a | b > piped && c < anded", ["piped", "anded"]),
+        ("echo $(cat < inside) `cat < quoted`", ["inside", "quoted"]),
+        ("cat <<EOF\n$(cat < heredoc)\nEOF", ["heredoc"]),
+    ],
+)
+def test_redirections_of_compound_commands_and_substitutions_are_recorded(
+    text: str, targets: list[str]
+) -> None:
+    assert sorted(split(text).redirects) == sorted(targets)
+
+
 def test_empty_lines_and_comments_hold_no_command() -> None:
     assert reliable("") == []
     assert reliable("  \n\t# only a comment\n;") == []

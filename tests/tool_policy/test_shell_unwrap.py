@@ -172,3 +172,89 @@ def test_unknown_options_in_a_row_are_followed_without_blowing_up() -> None:
     shallow = analyse_script("sudo --x " * 30 + "rm -rf /")
     assert not shallow.truncated
     assert "rm -rf /" in [c.text for c in shallow.commands]
+
+
+# -- redirections -------------------------------------------------------------------------------
+
+
+def redirects(line: str) -> list[str]:
+    return list(analyse_script(line).redirects)
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("echo x > out; cat < in >> out", ["out", "in"]),
+        ("sudo -u root tee < /etc/shadow > copy", ["/etc/shadow", "copy"]),
+        ("bash -c 'echo > a' > b", ["b", "a"]),
+        ("sh -c \"bash -c 'echo > deep'\"", ["deep"]),
+        ("env -S 'sh -c \"echo > s\"'", ["s"]),
+        ("su -c 'echo > su' root", ["su"]),
+        ("flock /tmp/l -c 'echo > locked'", ["locked"]),
+        ("watch 'date > watched'", ["watched"]),
+        ("eval 'echo > evaluated'", ["evaluated"]),
+        ("trap 'echo > trapped' EXIT", ["trapped"]),
+        ("bash <<EOF\necho > fed\nEOF", ["fed"]),
+        ("xargs sh -c 'echo > x'", ["x"]),
+        ("find . -exec sh -c 'echo > found' \\;", ["found"]),
+        ("echo > same; bash -c 'echo > same'", ["same"]),
+    ],
+)
+def test_redirections_are_collected_through_every_wrapper(line: str, expected: list[str]) -> None:
+    assert redirects(line) == expected
+
+
+def test_argv_calls_have_redirections_only_in_the_scripts_they_run() -> None:
+    assert analyse_argv(["echo", ">", "/etc/x"]).redirects == ()
+    assert analyse_argv(["sudo", "sh", "-c", "echo > /etc/x"]).redirects == ("/etc/x",)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "cd /etc && echo x > passwd",
+        "echo x > passwd; cd /etc",  # a loop or a function may run the line again after the cd
+        "pushd /etc; echo x > passwd",
+        "popd; echo x > passwd",
+        "builtin cd /etc; echo x > passwd",
+        "bash -c 'cd /etc' && echo x > passwd",
+    ],
+)
+def test_a_change_of_directory_makes_every_relative_target_unknown(line: str) -> None:
+    assert redirects(line) == [f"{U}/passwd"]
+    assert redirects(line.replace("> passwd", "> /etc/passwd")) == ["/etc/passwd"]
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("env -C /etc sh -c 'echo > p' > q", ["q", f"{U}/p"]),
+        ("env --chdir=/etc sh -c 'echo > /abs'", ["/abs"]),
+        ("sudo -D /etc sh -c 'echo > p'", [f"{U}/p"]),
+        ("sudo -i sh -c 'echo > p'", [f"{U}/p"]),
+        ("sudo -i <<EOF\necho > p\nEOF", [f"{U}/p"]),
+        ("sudo -u root sh -c 'echo > p'", ["p"]),
+        ("su - root -c 'echo > p'", [f"{U}/p"]),
+        ("su -l root -c 'echo > p'", [f"{U}/p"]),
+        ("su root -c 'echo > p'", ["p"]),
+        ("runuser -l bob -c 'echo > p'", [f"{U}/p"]),
+        ("runuser --login -u bob -- sh -c 'echo > p'", [f"{U}/p"]),
+        ("find . -execdir sh -c 'echo > p' \\; -exec sh -c 'echo > q' \\;", [f"{U}/p", "q"]),
+        ("env -Z sh -c 'echo > p'", [f"{U}/p"]),
+        (
+            "chroot /srv sh -c 'echo > /etc/x; echo > y' > /etc/z",
+            ["/etc/z", f"{U}/etc/x", f"{U}/y"],
+        ),
+        ("sudo -R /srv sh -c 'echo > /etc/x'", [f"{U}/etc/x"]),
+        ("chroot / echo x > /etc/x", ["/etc/x"]),
+    ],
+)
+def test_a_wrapper_that_runs_its_command_elsewhere_moves_only_that_command(
+    line: str, expected: list[str]
+) -> None:
+    assert redirects(line) == expected
+
+
+def test_the_same_command_run_in_two_places_is_read_in_both() -> None:
+    line = "sh -c 'echo > x'; env -C /etc sh -c 'echo > x'"
+    assert redirects(line) == ["x", f"{U}/x"]

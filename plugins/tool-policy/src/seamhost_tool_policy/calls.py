@@ -2,10 +2,20 @@
 
 A call is a *shell call* when its arguments hold a ``command`` string (run as ``bash -c``) or a
 ``command``/``argv`` list of strings (run directly); its commands are then those of
-:mod:`seamhost_tool_policy.unwrap`. Where it acts is the ``path`` argument, else the ``cwd``
-argument, else, for a shell call, the workspace; relative paths are relative to the workspace
-(``~`` is an ordinary name, as for the file tools). Each is looked at twice: as written with
-``..`` resolved, and with symlinks followed, so a link out of the workspace is outside.
+:mod:`seamhost_tool_policy.unwrap`. Where it acts, its places (:class:`Place`), is the
+``path`` argument, else the ``cwd`` argument, else, for a shell call, the workspace; relative
+paths are relative to the workspace (``~`` is an ordinary name, as for the file tools). A shell
+call also acts on the target of each of its file redirections
+(:attr:`~seamhost_tool_policy.unwrap.Analysis.redirects`), relative to its ``cwd`` argument if
+it has one, else to the workspace; path globs apply to these as to a ``path`` argument. Each
+place is looked at twice: as written with ``..`` resolved, and with symlinks followed, so a
+link out of the workspace is outside.
+
+Two kinds of target are special. One holding text only the shell will know
+(:data:`~seamhost_tool_policy.marks.UNKNOWN`: ``> "$out"``, ``> ~/x``, ``> *.log``, a relative
+target after a ``cd``) may be anywhere: :meth:`Place.meets` says it *may* lie inside or outside
+the workspace and *may* match any path glob. And :data:`STREAMS` are not files: a target that
+names one of them (once ``..`` is resolved) is no place at all.
 
 A call may thus show several commands, places and (for list arguments) values. Each combination
 is a :class:`Subject` that the rules judge on its own; the call gets the most restrictive
@@ -17,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
+import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,19 +35,59 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from seamhost import jsonvalue
+from seamhost_tool_policy.globs import Match
+from seamhost_tool_policy.marks import UNKNOWN
 from seamhost_tool_policy.unwrap import Analysis, Command, analyse_argv, analyse_script
 
 if TYPE_CHECKING:
     from seamhost.tools import ToolInvocation
+    from seamhost_tool_policy.globs import Glob
+
+STREAMS = re.compile(r"/dev/(?:null|stdin|stdout|stderr|tty|fd/[0-9]+)")
+"""Redirection targets that are no file effect: the null device, the standard streams, the
+descriptors the process already holds and its terminal. Matched on the whole absolute path as
+written (``..`` resolved), since followed, ``/dev/stdout`` leads wherever the descriptor
+points: to what the runner gave the call, or to a file a redirection of the line opened, which
+is a place of its own."""
 
 
 @attrs.frozen
 class Place:
-    """Where a call acts: `text` is relative to the workspace inside it, absolute outside."""
+    """Where a call acts: `text` is relative to the workspace inside it, absolute outside.
+
+    A redirection target holding :data:`~seamhost_tool_policy.marks.UNKNOWN` is kept as
+    written (its `inside` is then meaningless): see :attr:`known`.
+    """
 
     text: str
     inside: bool
-    is_path: bool  # the `path` argument (path globs apply), not `cwd` or the workspace
+    is_path: bool  # path globs apply: the `path` argument or a redirection target
+    redirect: bool = False  # the target of a shell redirection
+
+    @property
+    def known(self) -> bool:
+        """False for a redirection target only the run will tell (it may be anywhere)."""
+        return not (self.redirect and UNKNOWN in self.text)
+
+    @property
+    def display(self) -> str:
+        """The place for people: run-time text shown as ``…``."""
+        return self.text.replace(UNKNOWN, "…")
+
+    def meets(self, path: Glob | None, inside: bool | None) -> Match:
+        """How a rule's `path` glob and `location` (`inside`) meet this place; None: no matcher.
+
+        An unknown place may be anywhere, so it *may* meet any matcher.
+        """
+        if path is None and inside is None:
+            return Match.MUST
+        if not self.known:
+            return Match.MAY
+        if path is not None and not (self.is_path and path.matches(self.text)):
+            return Match.NO
+        if inside is not None and self.inside != inside:
+            return Match.NO
+        return Match.MUST
 
 
 @attrs.frozen
@@ -66,7 +117,7 @@ class CallView:
             tool=call.tool.spec.name,
             effect=call.tool.spec.effect,
             shell=shell,
-            places=_places(call.workspace, arguments, shell=shell is not None),
+            places=_places(call.workspace, arguments, shell),
             values={name: _values(arguments, name) for name in argument_names},
         )
 
@@ -114,21 +165,50 @@ def _shell(arguments: Mapping[str, Any]) -> Analysis | None:
         tuple(dict.fromkeys((*first.unsure, *second.unsure))),
         f"{first.raw}\n{second.raw}",
         first.truncated or second.truncated,
+        tuple(dict.fromkeys((*first.redirects, *second.redirects))),
     )
 
 
-def _places(workspace: Path, arguments: Mapping[str, Any], *, shell: bool) -> tuple[Place, ...]:
+def _places(
+    workspace: Path, arguments: Mapping[str, Any], shell: Analysis | None
+) -> tuple[Place, ...]:
     path, cwd = arguments.get("path"), arguments.get("cwd")
     if isinstance(path, str):
-        return _forms(workspace, path, is_path=True)
-    if isinstance(cwd, str):
-        return _forms(workspace, cwd, is_path=False)
-    return _forms(workspace, ".", is_path=False) if shell else ()
+        own = _forms(workspace, path, is_path=True)
+    elif isinstance(cwd, str):
+        own = _forms(workspace, cwd, is_path=False)
+    else:
+        own = _forms(workspace, ".", is_path=False) if shell is not None else ()
+    if shell is None:
+        return own
+    base = cwd if isinstance(cwd, str) else "."
+    targets = (_target(workspace, base, written) for written in shell.redirects)
+    return tuple(dict.fromkeys(itertools.chain(own, *targets)))
 
 
-def _forms(workspace: Path, value: str, *, is_path: bool) -> tuple[Place, ...]:
-    root = Path(os.path.normpath(os.path.abspath(workspace)))
-    pairs = [(Path(os.path.normpath(root / value)), root)]
+def _target(workspace: Path, base: str, written: str) -> tuple[Place, ...]:
+    """The places of one redirection target, relative to `base` (the call's directory)."""
+    if UNKNOWN in written:
+        return (Place(written, inside=False, is_path=True, redirect=True),)
+    value = os.path.join(base, written)
+    if STREAMS.fullmatch(_absolute(workspace, value)):
+        return ()
+    return _forms(workspace, value, is_path=True, redirect=True)
+
+
+def _absolute(workspace: Path, value: str) -> str:
+    """`value` made absolute against `workspace`, ``..`` and repeated slashes resolved."""
+    # normpath keeps exactly two leading slashes (POSIX leaves them to the system); Linux reads
+    # them as one, and so must the globs (`//etc/x` is `/etc/x`).
+    normal = os.path.normpath(os.path.join(os.path.abspath(workspace), value))
+    return normal[1:] if normal.startswith("//") else normal
+
+
+def _forms(
+    workspace: Path, value: str, *, is_path: bool, redirect: bool = False
+) -> tuple[Place, ...]:
+    root = Path(_absolute(workspace, "."))
+    pairs = [(Path(_absolute(workspace, value)), root)]
     # An embedded NUL cannot be resolved: the written form is then all there is.
     with contextlib.suppress(OSError, ValueError):
         pairs.append((Path(os.path.realpath(root / value)), Path(os.path.realpath(root))))
@@ -136,7 +216,7 @@ def _forms(workspace: Path, value: str, *, is_path: bool) -> tuple[Place, ...]:
     for target, base in pairs:
         inside = target == base or base in target.parents
         text = target.relative_to(base).as_posix() if inside else target.as_posix()
-        places.append(Place(text, inside, is_path))
+        places.append(Place(text, inside, is_path, redirect))
     return tuple(dict.fromkeys(places))
 
 

@@ -54,17 +54,23 @@ def _matchers(what: str) -> dict[str, Any]:
         "path": {
             "type": "string",
             "minLength": 1,
-            "description": "Glob on the `path` argument, resolved against the workspace: "
-            "matched relative to the workspace when the path is inside it, as an absolute path "
-            "otherwise, both as written (with `..` resolved) and with symlinks followed. Here * "
-            "and ? stay within one path segment and ** as a whole segment spans any number of "
-            "them: `**/.env`, `secrets/**`, `/etc/**`.",
+            "description": "Glob on the `path` argument and, for a shell call, on the file of "
+            "each redirection its commands make (`> f`, `>> f`, `< f`, `&> f` ..., also inside "
+            "subshells, groups and `bash -c` strings; relative to the `cwd` argument), resolved "
+            "against the workspace: matched relative to the workspace when the path is inside "
+            "it, as an absolute path otherwise, both as written (with `..` resolved) and with "
+            'symlinks followed. A target known only at run time (`> "$f"`, `> ~/x`, or a '
+            "relative one after `cd`) may match any glob: a deny then asks. Here * and ? stay "
+            "within one path segment and ** as a whole segment spans any number of them: "
+            "`**/.env`, `secrets/**`, `/etc/**`.",
         },
         "location": {
             "enum": list(LOCATIONS),
-            "description": "Where the `path` argument (else the `cwd` argument; a shell call "
-            "with neither runs in the workspace) lies: inside the workspace or outside it, "
-            "judged both as written and with symlinks followed.",
+            "description": "Where the call acts: inside the workspace or outside it. Its "
+            "places are the `path` argument, else the `cwd` argument, else (a shell call) the "
+            "workspace, and, for a shell call, the file of each redirection its commands make "
+            "(2>&1 and /dev/null, /dev/stdout ... are none); each is judged as written and with "
+            "symlinks followed, and a target known only at run time may be either.",
         },
         "args": {
             "type": "object",
@@ -127,12 +133,12 @@ SCHEMA: dict[str, Any] = {
         "rules": {
             "type": "array",
             "items": _RULE,
-            "description": "Ordered rules for tools/pre-execute: for each command of a call "
-            "the first matching rule decides, and the call gets the most restrictive decision "
-            "of its commands (deny > ask > allow). A command glob meeting text known only at "
-            "run time ($x, *.py) counts when it may match, a deny then asking. A shell command "
-            "that cannot be split reliably (eval, $(...), backquotes, here-documents ...) is at "
-            "least ask.",
+            "description": "Ordered rules for tools/pre-execute: for each command (and place) "
+            "of a call the first matching rule decides, and the call gets the most restrictive "
+            "decision of its commands (deny > ask > allow). A command glob meeting text known "
+            "only at run time ($x, *.py) counts when it may match, a deny then asking. A shell "
+            "command that cannot be split reliably (eval, $(...), backquotes, here-documents "
+            "...) is at least ask.",
         },
         "floor": {
             "type": "array",

@@ -2,8 +2,9 @@
 
 Rules (``tools/pre-execute``). Each :class:`~seamhost_tool_policy.calls.Subject` of a call is
 judged on its own: the rules are read in order and the first that matches decides; none →
-the default. A rule that only *may* match (a command glob meeting text known only at run time)
-adds its decision, a deny softened to ask since only a person can tell what the text will be,
+the default. A rule that only *may* match (a command glob meeting text known only at run time,
+a ``path`` or ``location`` meeting a redirection target known only at run time) adds its
+decision, a deny softened to ask since only a person can tell what the text will be,
 and the reading goes on, so the outcome covers whatever that text becomes. The call gets the
 most restrictive outcome of its subjects; a shell call the analysis is unsure about is at least
 ask. A floor that matches denies before any rule is read (asking a person about a call the
@@ -21,7 +22,7 @@ import itertools
 import attrs
 
 from seamhost.decisions import Decision, Verdict
-from seamhost_tool_policy.calls import CallView, Subject
+from seamhost_tool_policy.calls import CallView, Place, Subject
 from seamhost_tool_policy.globs import Match
 from seamhost_tool_policy.policy import Policy, Rule
 
@@ -35,21 +36,24 @@ class _Outcome:
     reason: str
 
 
+def _meets_place(rule: Rule, place: Place | None) -> Match:
+    """How a rule's `path` and `location` meet a place (MUST when it has neither)."""
+    if rule.path is None and rule.inside is None:
+        return Match.MUST
+    return Match.NO if place is None else place.meets(rule.path, rule.inside)
+
+
 def _match(rule: Rule, view: CallView, subject: Subject) -> Match:
     if not rule.tool.matches(view.tool) or rule.effect not in (None, view.effect):
         return Match.NO
-    found = Match.MUST
+    found = _meets_place(rule, subject.place)
+    if found is Match.NO:
+        return Match.NO
     if rule.command is not None:
         if subject.command is None:
             return Match.NO
-        found = rule.command.match(subject.command.text)
-    if rule.path is not None or rule.inside is not None:
-        place = subject.place
-        if place is None:
-            return Match.NO
-        if rule.path is not None and not (place.is_path and rule.path.matches(place.text)):
-            return Match.NO
-        if rule.inside is not None and place.inside != rule.inside:
+        found = min(found, rule.command.match(subject.command.text))
+        if found is Match.NO:
             return Match.NO
     for name, glob in rule.args:
         value = subject.values.get(name)
@@ -64,7 +68,27 @@ def _explain(rule: Rule, subject: Subject, found: Match) -> str:
         return f"{said}({rule.where})"
     hedge = " may match" if found is Match.MAY else ""
     tail = " (part of it is only known at run time)" if found is Match.MAY else ""
-    return f'{said}({rule.where}{hedge} "{subject.command.display}"{tail})'
+    shown = f'"{subject.command.display}"'
+    place = subject.place
+    if place is not None and place.redirect and not (rule.path is None and rule.inside is None):
+        # The redirection made the rule match. Places belong to the call, not to one of its
+        # commands, so a command is named only when the rule looked at it.
+        redirection = f"a redirection to {place.display}"
+        shown = redirection if rule.command is None else f"{shown} and {redirection}"
+    return f"{said}({rule.where}{hedge} {shown}{tail})"
+
+
+def _distinct_places(policy: Policy, view: CallView) -> CallView:
+    """The view with one place per way the rules meet places.
+
+    A subject's judgement depends on its place only through how each rule's `path` and
+    `location` meet it, so places the rules cannot tell apart are judged once: a call with many
+    redirections does not multiply its subjects past :data:`MAX_SUBJECTS`.
+    """
+    kinds: dict[tuple[Match, ...], Place] = {}
+    for place in view.places:
+        kinds.setdefault(tuple(_meets_place(rule, place) for rule in policy.rules), place)
+    return attrs.evolve(view, places=tuple(kinds.values()))
 
 
 def _judge(policy: Policy, view: CallView, subject: Subject) -> _Outcome:
@@ -104,12 +128,12 @@ def floor_reason(policy: Policy, view: CallView) -> str | None:
             if not hits:
                 continue
             shown = f" {hits[0]}"
-        if (floor.path is not None or floor.inside is not None) and not any(
-            (floor.path is None or (place.is_path and floor.path.matches(place.text)))
-            and (floor.inside is None or place.inside == floor.inside)
-            for place in view.places
-        ):
-            continue
+        if floor.path is not None or floor.inside is not None:
+            met = [place for place in view.places if _meets_place(floor, place) is not Match.NO]
+            if not met:
+                continue
+            if met[0].redirect:
+                shown += f"{' and' if shown else ''} a redirection to {met[0].display}"
         if not all(
             any(value is not None and glob.matches(value) for value in view.values[name])
             for name, glob in floor.args
@@ -125,8 +149,10 @@ def decide(policy: Policy, view: CallView) -> Decision:
     if floor is not None:
         return Decision.deny(floor)
     unsure = list(view.shell.unsure) if view.shell is not None else []
+    view = _distinct_places(policy, view)
     if view.subject_count > MAX_SUBJECTS:
-        unsure.append(f"it holds more than {MAX_SUBJECTS} combinations of commands and values")
+        many = f"more than {MAX_SUBJECTS} combinations of commands, places and values"
+        unsure.append(f"it holds {many}")
     worst: _Outcome | None = None
     for subject in itertools.islice(view.subjects(), MAX_SUBJECTS):
         outcome = _judge(policy, view, subject)

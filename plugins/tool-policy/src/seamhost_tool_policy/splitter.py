@@ -12,6 +12,10 @@ What it understands (the words come from the lexer, :mod:`seamhost_tool_policy.s
   ``for``/``select``/``case``, ``[[ ... ]]`` and function definitions, whose inner commands are
   simple commands like any other;
 * redirections (``>file``, ``2>&1``, ``<in``, ``&>>log`` ...): they are not command words.
+  The target of each one that opens a file is recorded (:attr:`SimpleCommand.redirects`, and
+  :attr:`Split.redirects` for the whole line, redirections of compound commands and of
+  commands without words included); duplications and closings of descriptors (``2>&1``
+  ``>&2`` ``<&0`` ``>&-`` ``3>&1-``), here-documents and here-strings open none.
 
 Text only known at run time is marked with :data:`UNKNOWN` in the words: parameter expansions
 (``$x``, ``${x}``), command substitutions, and unquoted file-name patterns (``*``, ``?``,
@@ -58,6 +62,8 @@ _CLOSING_WORDS = frozenset({"fi", "done", "}", "esac"})
 _ARITHMETIC_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
 
 _CLOSE_PAREN = re.compile(r"[ \t]*\)")
+# What follows >& or <& to duplicate (2>&1), move (3>&1-) or close (>&-) a descriptor.
+_DESCRIPTOR = re.compile(r"[0-9]+-?|-")
 
 
 @attrs.frozen
@@ -65,25 +71,31 @@ class SimpleCommand:
     """One simple command: its words after quote removal, as the shell would run it.
 
     `assignments` counts the leading ``NAME=value`` words; `source` is the text it was read
-    from; `stdin` holds the here-documents and here-strings fed to it.
+    from; `stdin` holds the here-documents and here-strings fed to it; `redirects` the targets
+    of its file redirections, as words (:data:`UNKNOWN` marking run-time text).
     """
 
     words: tuple[str, ...]
     assignments: int = 0
     source: str = ""
     stdin: tuple[str, ...] = ()
+    redirects: tuple[str, ...] = ()
 
 
 @attrs.frozen
 class Split:
     """The simple commands of a command line, and why the split is unsure (empty: reliable).
 
-    `truncated` says the nesting limit was hit, so some of the text was not read at all.
+    `redirects` holds the target of every file redirection in the line, in order: those of its
+    simple commands, and those written after a compound command (``{ ...; } >log``) or with
+    no command at all (``>file`` alone truncates it). `truncated` says the nesting limit was
+    hit, so some of the text was not read at all.
     """
 
     commands: tuple[SimpleCommand, ...]
     unsure: tuple[str, ...] = ()
     truncated: bool = False
+    redirects: tuple[str, ...] = ()
 
     @property
     def reliable(self) -> bool:
@@ -103,6 +115,7 @@ class _Found:
     assignments: int
     source: str
     stdin: list[str]
+    redirects: list[str]
 
 
 class _Reader(Lexer):
@@ -111,6 +124,7 @@ class _Reader(Lexer):
     def __init__(self, text: str, depth: int) -> None:
         super().__init__(text, depth)
         self.found: list[_Found] = []
+        self.redirects: list[str] = []  # every file redirection's target, in order
 
     def run(self) -> None:
         self._list(frozenset())
@@ -119,9 +133,11 @@ class _Reader(Lexer):
 
     def result(self) -> Split:
         commands = tuple(
-            SimpleCommand(f.words, f.assignments, f.source, tuple(f.stdin)) for f in self.found
+            SimpleCommand(f.words, f.assignments, f.source, tuple(f.stdin), tuple(f.redirects))
+            for f in self.found
         )
-        return Split(commands, tuple(dict.fromkeys(self.unsure)), self.truncated)
+        unsure = tuple(dict.fromkeys(self.unsure))
+        return Split(commands, unsure, self.truncated, tuple(self.redirects))
 
     def _absorb(self, text: str, *, expansions_only: bool = False) -> None:
         """Read `text` (backquoted code, a here-document body) one level deeper."""
@@ -133,6 +149,7 @@ class _Reader(Lexer):
         else:
             inner.run()
         self.found.extend(inner.found)
+        self.redirects.extend(inner.redirects)
         self.unsure.extend(inner.unsure)
         self.truncated |= inner.truncated
         self.depth -= 1
@@ -267,16 +284,17 @@ class _Reader(Lexer):
                 break
         if _ARITHMETIC_TESTS.intersection(words):
             self._unsure("an arithmetic comparison in [[ ]] (evaluates variables as code)")
-        self.found.append(_Found(tuple(words), 0, self.text[opener.start : end], []))
+        self.found.append(_Found(tuple(words), 0, self.text[opener.start : end], [], []))
 
     def _simple(self, first: Op | None = None) -> None:
         """One simple command; `first` is a redirection operator already consumed."""
         words: list[str] = []
         assignments = 0
         stdin: list[str] = []
+        redirects: list[str] = []
         start = end = first.start if first else self._peek().start
         if first is not None:
-            end = self._redirect(first, stdin)
+            end = self._redirect(first, stdin, redirects)
         while True:
             token = self._peek()
             if isinstance(token, Word):
@@ -287,7 +305,7 @@ class _Reader(Lexer):
                 end = token.end
             elif token.op in REDIRECTIONS:
                 self._next()
-                end = self._redirect(token, stdin)
+                end = self._redirect(token, stdin, redirects)
             elif (
                 token.op == "("
                 and len(words) == 1
@@ -302,9 +320,10 @@ class _Reader(Lexer):
                     self._unsure("a ( right after a command")
                 break
         if words:
-            self.found.append(_Found(tuple(words), assignments, self.text[start:end], stdin))
+            found = _Found(tuple(words), assignments, self.text[start:end], stdin, redirects)
+            self.found.append(found)
 
-    def _redirect(self, op: Op, stdin: list[str]) -> int:
+    def _redirect(self, op: Op, stdin: list[str], redirects: list[str]) -> int:
         target = self._peek()
         if not isinstance(target, Word):
             self._unsure(f"a {op.op} redirection without its target")
@@ -316,4 +335,19 @@ class _Reader(Lexer):
         elif op.op == "<<<":
             self._unsure("a here-string <<<")
             stdin.append(target.text + "\n")
+        elif op.op not in ("<&", ">&") or _opens_file(op, target.text, self.text):
+            redirects.append(target.text)
+            self.redirects.append(target.text)
         return target.end
+
+
+def _opens_file(op: Op, target: str, text: str) -> bool:
+    """Whether ``>&`` or ``<&`` with this target opens a file rather than a descriptor.
+
+    Bash reads ``>&word`` and ``1>&word`` as ``&>word`` when the word is not a descriptor
+    number, a moved one (``3-``) or ``-``; any other descriptor, or ``<&``, with such a word
+    is an error that opens nothing. Text only known at run time may be either, so it counts.
+    """
+    if _DESCRIPTOR.fullmatch(target):
+        return False
+    return op.op == ">&" and text[op.start : op.end - len(op.op)] in ("", "1")

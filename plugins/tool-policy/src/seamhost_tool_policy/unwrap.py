@@ -22,6 +22,18 @@ spaces:
   A wrapper option this module does not know makes the call unsure, and the commands that may
   follow it are all checked.
 
+:attr:`Analysis.redirects` holds the target of every file redirection the call makes
+(:attr:`seamhost_tool_policy.splitter.Split.redirects`): in the line, and in every script a
+wrapper runs (a redirection written after a wrapper, as in ``sudo cmd >file``, is the outer
+shell's and part of the line). Where a relative target points depends on the directory it is
+opened in, which the line may change: after ``cd``, ``pushd`` or ``popd`` anywhere in the call
+(a ``cd`` reaches every later command of its shell, loops and functions included, so every
+relative target of the call counts), and inside a wrapper that runs its command elsewhere
+(``env -C``, ``sudo -D``/``-i``, ``su -``/``-l``, ``runuser -l``, ``find -execdir``/``-okdir``,
+a wrapper whose options are not understood), such a target is prefixed with
+:data:`~seamhost_tool_policy.splitter.UNKNOWN` (``…/out.log``: it may be anywhere). Inside
+``chroot`` and ``sudo -R`` absolute targets are too.
+
 Unsure, on top of what the splitter cannot follow: ``eval`` and ``trap`` (their text is split as
 well, so a floor still sees it), ``source`` and ``.``, ``alias``, ``let``; a program whose name
 is only known at run time (``$cmd``); a shell that reads its commands from its input
@@ -41,8 +53,9 @@ confines effects; these rules decide what is proposed.
 
 from __future__ import annotations
 
+import contextlib
 import shlex
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import attrs
 
@@ -71,12 +84,16 @@ class Analysis:
     """The commands of a shell call, why the analysis is unsure (empty: it is not), its text.
 
     `truncated` says the nesting limit was hit: some commands may not be listed at all.
+    `redirects` holds the targets of the call's file redirections, each once, in order, with
+    :data:`~seamhost_tool_policy.splitter.UNKNOWN` marking what only the run will tell (see the
+    module docstring).
     """
 
     commands: tuple[Command, ...]
     unsure: tuple[str, ...]
     raw: str
     truncated: bool = False
+    redirects: tuple[str, ...] = ()
 
 
 def analyse_script(text: str) -> Analysis:
@@ -108,6 +125,16 @@ class _Options:
     long_flags: frozenset[str] = frozenset()  # also those whose optional value needs "="
     long_valued: frozenset[str] = frozenset()
     numeric: bool = False  # "-N" is an option (nice -10)
+    moves: frozenset[str] = frozenset()  # options that run the command in another directory
+    reroots: frozenset[str] = frozenset()  # options that run it under another root directory
+
+
+@attrs.frozen
+class _Scope:
+    """Where the commands being read run, as far as their relative and absolute paths go."""
+
+    moved: bool = False  # maybe in another directory than the call's
+    rerooted: bool = False  # maybe under another root directory
 
 
 @attrs.frozen
@@ -173,13 +200,35 @@ class _Analyser:
         self.commands: dict[str, Command] = {}
         self.unsure: list[str] = []
         self.truncated = False
+        self.redirects: list[tuple[str, _Scope]] = []
+        self.scope = _Scope()  # of the commands being read
+        self.changes_directory = False  # a cd, pushd or popd anywhere in the call
         # Each argv is followed once: wrappers whose options are not understood try several
         # starting points, and without this their combinations would grow exponentially.
-        self._followed: set[tuple[str, ...]] = set()
+        # Where it runs is part of it: the same argv elsewhere opens other files.
+        self._followed: set[tuple[tuple[str, ...], _Scope]] = set()
 
     def result(self, raw: str) -> Analysis:
         unsure = tuple(dict.fromkeys(self.unsure))
-        return Analysis(tuple(self.commands.values()), unsure, raw, self.truncated)
+        redirects = tuple(dict.fromkeys(self.target(*found) for found in self.redirects))
+        return Analysis(tuple(self.commands.values()), unsure, raw, self.truncated, redirects)
+
+    def target(self, written: str, scope: _Scope) -> str:
+        """A redirection target as the call shows it, marked unknown where it may point."""
+        if written.startswith("/"):
+            return UNKNOWN + written if scope.rerooted else written
+        unknown = scope.moved or scope.rerooted or self.changes_directory
+        return f"{UNKNOWN}/{written}" if unknown else written
+
+    @contextlib.contextmanager
+    def elsewhere(self, *, moved: bool = False, rerooted: bool = False) -> Iterator[None]:
+        """Read the commands of the block as run in another directory and/or root."""
+        saved = self.scope
+        self.scope = _Scope(saved.moved or moved, saved.rerooted or rerooted)
+        try:
+            yield
+        finally:
+            self.scope = saved
 
     def emit(self, words: Sequence[str]) -> None:
         text = " ".join(words)
@@ -198,6 +247,7 @@ class _Analyser:
         found = split(text)
         self.unsure.extend(found.unsure)
         self.truncated |= found.truncated
+        self.redirects.extend((target, self.scope) for target in found.redirects)
         for command in found.commands:
             self.emit(command.words)
             for word in command.words[: command.assignments]:
@@ -205,9 +255,9 @@ class _Analyser:
             self.argv(command.words[command.assignments :], depth, command.stdin)
 
     def argv(self, words: tuple[str, ...], depth: int, stdin: tuple[str, ...] = ()) -> None:
-        if not words or words in self._followed:
+        if not words or (words, self.scope) in self._followed:
             return
-        self._followed.add(words)
+        self._followed.add((words, self.scope))
         if self.too_deep(depth):
             return
         self.emit(words)
@@ -248,24 +298,42 @@ class _Analyser:
             f"{words[0]}: option {parsed.unknown} is not understood, so what it runs is not known"
         )
         # The option may or may not take a value: the command starts right after either way.
-        for start in (parsed.operands + 1, parsed.operands + 2):
-            if start < len(words):
-                self.argv((*words[start:], *tail), depth + 1)
+        # Nor is it known where the command runs.
+        with self.elsewhere(moved=True):
+            for start in (parsed.operands + 1, parsed.operands + 2):
+                if start < len(words):
+                    self.argv((*words[start:], *tail), depth + 1)
         return True
 
 
-def _wrapper(options: _Options, *, leading: int = 0, assignments: bool = False) -> Handler:
-    """A wrapper ``NAME [OPTIONS] [NAME=value...] [LEADING OPERANDS] COMMAND...``."""
+def _relocated(
+    an: _Analyser, options: _Options, parsed: _Parsed, *, reroots: bool = False
+) -> contextlib.AbstractContextManager[None]:
+    """Read what a wrapper runs in the directory and root its options give it."""
+    return an.elsewhere(
+        moved=not options.moves.isdisjoint(parsed.values),
+        rerooted=reroots or not options.reroots.isdisjoint(parsed.values),
+    )
+
+
+def _wrapper(
+    options: _Options, *, leading: int = 0, assignments: bool = False, reroots: bool = False
+) -> Handler:
+    """A wrapper ``NAME [OPTIONS] [NAME=value...] [LEADING OPERANDS] COMMAND...``.
+
+    `reroots`: it always runs the command under another root directory (``chroot``).
+    """
 
     def handle(an: _Analyser, words: tuple[str, ...], depth: int, _stdin: tuple[str, ...]) -> None:
         parsed = _parse(words, options)
-        if an.wrapped(words, parsed, depth):
-            return
-        index = parsed.operands
-        while assignments and index < len(words) and "=" in words[index]:
-            an.assignment(words[index])
-            index += 1
-        an.argv(words[index + leading :], depth + 1)
+        with _relocated(an, options, parsed, reroots=reroots):
+            if an.wrapped(words, parsed, depth):
+                return
+            index = parsed.operands
+            while assignments and index < len(words) and "=" in words[index]:
+                an.assignment(words[index])
+                index += 1
+            an.argv(words[index + leading :], depth + 1)
 
     return handle
 
@@ -279,10 +347,11 @@ def _env(an: _Analyser, words: tuple[str, ...], depth: int, _stdin: tuple[str, .
         an.assignment(words[index])
         index += 1
     script = parsed.values.get("-S", parsed.values.get("--split-string"))
-    if script is not None:
-        an.script(" ".join((script, shlex.join(words[index:]))), depth + 1)
-    else:
-        an.argv(words[index:], depth + 1)
+    with _relocated(an, _ENV, parsed):
+        if script is not None:
+            an.script(" ".join((script, shlex.join(words[index:]))), depth + 1)
+        else:
+            an.argv(words[index:], depth + 1)
 
 
 def _privileged(options: _Options, *, assignments: bool) -> Handler:
@@ -295,7 +364,8 @@ def _privileged(options: _Options, *, assignments: bool) -> Handler:
             return  # sudoedit: the operands are files to edit
         shell = {"-s", "-i", "--shell", "--login"} & parsed.values.keys()
         if shell and parsed.unknown is None and parsed.operands >= len(words):
-            an.interactive(f"{words[0]} {min(shell)}", depth, stdin)
+            with _relocated(an, options, parsed):
+                an.interactive(f"{words[0]} {min(shell)}", depth, stdin)
         command(an, words, depth, stdin)
 
     return handle
@@ -323,7 +393,9 @@ def _find(an: _Analyser, words: tuple[str, ...], depth: int, _stdin: tuple[str, 
             while end < len(words) and words[end] not in (";", "+"):
                 end += 1
             command = tuple(w.replace("{}", UNKNOWN) for w in words[index + 1 : end])
-            an.argv(command, depth + 1)
+            # -execdir and -okdir run it in the directory of each file found
+            with an.elsewhere(moved=words[index].endswith("dir")):
+                an.argv(command, depth + 1)
             index = end
         index += 1
 
@@ -342,15 +414,31 @@ def _command_string(words: tuple[str, ...]) -> str | None:
     return None
 
 
+def _login(words: tuple[str, ...]) -> bool:
+    """Whether ``su``/``runuser`` options ask for a login shell, which starts in a home directory.
+
+    Read loosely (any ``-`` cluster with an ``l`` before a ``c``): a false yes only makes the
+    relative redirection targets of what it runs unknown.
+    """
+    return any(
+        word in ("-", "--login")
+        or (word.startswith("-") and not word.startswith("--") and "l" in word.partition("c")[0])
+        for word in words[1:]
+    )
+
+
 def _su(an: _Analyser, words: tuple[str, ...], depth: int, stdin: tuple[str, ...]) -> None:
     """``su``, ``script`` and ``runuser`` run ``-c CODE`` through a shell."""
     code = _command_string(words)
-    if code is not None:
-        an.script(code, depth + 1)
-    elif words[0] == "runuser" and ("-u" in words or any(w.startswith("--user") for w in words)):
-        _runuser_command(an, words, depth, stdin)
-    else:
-        an.interactive(words[0], depth, stdin)
+    with an.elsewhere(moved=words[0] != "script" and _login(words)):
+        if code is not None:
+            an.script(code, depth + 1)
+        elif words[0] == "runuser" and (
+            "-u" in words or any(w.startswith("--user") for w in words)
+        ):
+            _runuser_command(an, words, depth, stdin)
+        else:
+            an.interactive(words[0], depth, stdin)
 
 
 def _flock(an: _Analyser, words: tuple[str, ...], depth: int, stdin: tuple[str, ...]) -> None:
@@ -418,6 +506,11 @@ def _source(an: _Analyser, words: tuple[str, ...], depth: int, stdin: tuple[str,
         an.script(body, depth + 1)
 
 
+def _directory(an: _Analyser, _w: tuple[str, ...], _depth: int, _s: tuple[str, ...]) -> None:
+    """``cd``, ``pushd``, ``popd``: relative paths after it are relative to somewhere else."""
+    an.changes_directory = True
+
+
 def _opaque(why: str) -> Handler:
     def handle(an: _Analyser, _w: tuple[str, ...], _depth: int, _s: tuple[str, ...]) -> None:
         an.unsure.append(why)
@@ -481,6 +574,7 @@ _ENV = _Options(
         }
     ),
     long_valued=frozenset({"--unset", "--chdir", "--split-string"}),
+    moves=frozenset({"-C", "--chdir"}),
 )
 _SUDO = _Options(
     flags="AbEeHhiKklnPSsVv",
@@ -519,6 +613,8 @@ _SUDO = _Options(
             "--user",
         }
     ),
+    moves=frozenset({"-D", "--chdir", "-i", "--login"}),
+    reroots=frozenset({"-R", "--chroot"}),
 )
 _XARGS = _Options(
     flags="0oprtx",
@@ -575,6 +671,7 @@ _runuser_command = _wrapper(
         long_valued=frozenset(
             {"--group", "--supp-group", "--shell", "--user", "--whitelist-environment"}
         ),
+        moves=frozenset({"-l", "--login"}),
     )
 )
 _WATCH = _Options(
@@ -634,6 +731,7 @@ _HANDLERS: dict[str, Handler] = {
             long_valued=frozenset({"--userspec", "--groups"}),
         ),
         leading=1,
+        reroots=True,
     ),
     "taskset": _wrapper(
         _Options(flags="acp", long_flags=frozenset({"--all-tasks", "--cpu-list", "--pid"})),
@@ -655,6 +753,9 @@ _HANDLERS: dict[str, Handler] = {
         )
     ),
     "busybox": _wrapper(_Options()),
+    "cd": _directory,
+    "pushd": _directory,
+    "popd": _directory,
     "eval": _eval,
     "trap": _trap,
     "source": _source,
