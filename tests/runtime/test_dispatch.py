@@ -59,7 +59,7 @@ def test_chain_first_answer_wins_and_later_are_not_asked() -> None:
         return Impl(name, impl)
 
     chain = [answerer("a", None), answerer("b", "yes"), answerer("c", "no")]
-    got = run(dispatch.first_answer("x/y", chain, {"request": 1}, accept=lambda a: True, trace=OFF))
+    got = run(dispatch.first_answer("x/y", chain, (1,), accept=lambda a: True, trace=OFF))
     assert (got.answer, got.plugin, asked) == ("yes", "b", ["a", "b"])
     assert got.notes == ('"a" did not answer',)
 
@@ -72,7 +72,7 @@ def test_chain_raise_stops_the_chain_with_no_answer() -> None:
         return "yes"
 
     chain = [Impl("broken", boom), Impl("lenient", lenient)]
-    got = run(dispatch.first_answer("x/y", chain, {"request": 1}, accept=lambda a: True, trace=OFF))
+    got = run(dispatch.first_answer("x/y", chain, (1,), accept=lambda a: True, trace=OFF))
     assert got.answer is None
     assert got.plugin == "broken"
     assert later == []
@@ -81,9 +81,7 @@ def test_chain_raise_stops_the_chain_with_no_answer() -> None:
 
 def test_chain_answer_outside_vocabulary_is_no_answer() -> None:
     chain = [Impl("odd", lambda request: "maybe"), Impl("b", lambda request: "yes")]
-    got = run(
-        dispatch.first_answer("x/y", chain, {"request": 1}, accept=lambda a: a == "yes", trace=OFF)
-    )
+    got = run(dispatch.first_answer("x/y", chain, (1,), accept=lambda a: a == "yes", trace=OFF))
     assert got.answer is None
     assert "outside the vocabulary" in got.notes[0]
 
@@ -93,9 +91,7 @@ def test_chain_awaits_coroutine_answerers() -> None:
         await asyncio.sleep(0)
         return "yes"
 
-    got = run(
-        dispatch.first_answer("x/y", [Impl("a", impl)], {"request": 1}, accept=bool, trace=OFF)
-    )
+    got = run(dispatch.first_answer("x/y", [Impl("a", impl)], (1,), accept=bool, trace=OFF))
     assert got.answer == "yes"
 
 
@@ -117,7 +113,7 @@ def test_decision_most_restrictive_wins_in_every_order(
 ) -> None:
     impls = [Impl(f"p{i}", vote(v, f"r{i}")) for i, v in enumerate(verdicts)]
     outcomes = {
-        run(dispatch.decide("t/p", list(order), {"call": 1}, trace=OFF, guard=False))
+        run(dispatch.decide("t/p", list(order), (1,), trace=OFF, guard=False))
         for order in itertools.permutations(impls)
     }
     assert len(outcomes) == 1, "the outcome must not depend on registration order"
@@ -126,7 +122,7 @@ def test_decision_most_restrictive_wins_in_every_order(
 
 def test_decision_raise_counts_as_deny_naming_the_plugin() -> None:
     impls = [Impl("lenient", vote(Verdict.ALLOW)), Impl("broken", boom)]
-    decision = run(dispatch.decide("t/p", impls, {"call": 1}, trace=OFF, guard=False))
+    decision = run(dispatch.decide("t/p", impls, (1,), trace=OFF, guard=False))
     assert decision.verdict is Verdict.DENY
     assert decision.plugin == "broken"
     assert "RuntimeError: boom" in decision.reason
@@ -134,7 +130,7 @@ def test_decision_raise_counts_as_deny_naming_the_plugin() -> None:
 
 def test_decision_malformed_vote_counts_as_deny() -> None:
     impls = [Impl("odd", lambda call: "allow")]
-    decision = run(dispatch.decide("t/p", impls, {"call": 1}, trace=OFF, guard=False))
+    decision = run(dispatch.decide("t/p", impls, (1,), trace=OFF, guard=False))
     assert decision.verdict is Verdict.DENY
     assert "not a Decision" in decision.reason
 
@@ -143,9 +139,7 @@ def test_decision_awaits_coroutines_and_records_the_voter() -> None:
     async def impl(call: object) -> Decision:
         return Decision.ask("why")
 
-    decision = run(
-        dispatch.decide("t/p", [Impl("asker", impl)], {"call": 1}, trace=OFF, guard=False)
-    )
+    decision = run(dispatch.decide("t/p", [Impl("asker", impl)], (1,), trace=OFF, guard=False))
     assert (decision.verdict, decision.reason, decision.plugin) == (Verdict.ASK, "why", "asker")
 
 
@@ -153,25 +147,19 @@ def test_decision_awaits_coroutines_and_records_the_voter() -> None:
 
 
 def test_guard_abstentions_allow() -> None:
-    decision = run(
-        dispatch.decide("t/g", [Impl("a", vote(None))], {"call": 1}, trace=OFF, guard=True)
-    )
+    decision = run(dispatch.decide("t/g", [Impl("a", vote(None))], (1,), trace=OFF, guard=True))
     assert decision.verdict is Verdict.ALLOW
 
 
 @pytest.mark.parametrize("verdict", [Verdict.ALLOW, Verdict.ASK])
 def test_guard_cannot_allow_or_ask(verdict: Verdict) -> None:
-    decision = run(
-        dispatch.decide("t/g", [Impl("a", vote(verdict))], {"call": 1}, trace=OFF, guard=True)
-    )
+    decision = run(dispatch.decide("t/g", [Impl("a", vote(verdict))], (1,), trace=OFF, guard=True))
     assert decision.verdict is Verdict.DENY
     assert "may only deny" in decision.reason
 
 
 def test_guard_raise_counts_as_deny() -> None:
-    decision = run(
-        dispatch.decide("t/g", [Impl("broken", boom)], {"call": 1}, trace=OFF, guard=True)
-    )
+    decision = run(dispatch.decide("t/g", [Impl("broken", boom)], (1,), trace=OFF, guard=True))
     assert decision.verdict is Verdict.DENY
     assert decision.plugin == "broken"
 
@@ -188,7 +176,7 @@ def test_notify_contains_failures_and_reaches_every_observer(
         Impl("broken", boom),
         Impl("c", lambda event: seen.append("c")),
     ]
-    dispatch.notify("s/e", impls, {"event": 1}, trace=OFF)
+    dispatch.notify("s/e", impls, (1,), trace=OFF)
     assert seen == ["a", "c"]
     assert "broken" in caplog.text
 
@@ -200,7 +188,7 @@ def test_notify_runs_coroutine_observers_on_the_loop() -> None:
         seen.append(event)
 
     async def main() -> None:
-        dispatch.notify("s/e", [Impl("a", observer)], {"event": 7}, trace=OFF)
+        dispatch.notify("s/e", [Impl("a", observer)], (7,), trace=OFF)
         await asyncio.sleep(0.01)
 
     run(main())
@@ -213,7 +201,7 @@ def test_notify_without_a_loop_still_runs_coroutine_observers() -> None:
     async def observer(event: int) -> None:
         seen.append(event)
 
-    dispatch.notify("s/e", [Impl("a", observer)], {"event": 3}, trace=OFF)
+    dispatch.notify("s/e", [Impl("a", observer)], (3,), trace=OFF)
     assert seen == [3]
 
 
@@ -222,7 +210,7 @@ def test_notify_without_a_loop_still_runs_coroutine_observers() -> None:
 
 def test_barrier_missing_fails_closed() -> None:
     with pytest.raises(SeamUnavailable):
-        run(dispatch.barrier("s/f", [], {}, trace=OFF))
+        run(dispatch.barrier("s/f", [], (), trace=OFF))
 
 
 def test_barrier_awaits_all_then_raises_the_first_failure() -> None:
@@ -237,7 +225,7 @@ def test_barrier_awaits_all_then_raises_the_first_failure() -> None:
 
     impls = [Impl("fails", fails), Impl("slow", slow), Impl("second", boom)]
     with pytest.raises(SeamFailed) as info:
-        run(dispatch.barrier("s/f", impls, {}, trace=OFF))
+        run(dispatch.barrier("s/f", impls, (), trace=OFF))
     assert settled == ["slow"], "every implementation settles before the failure is raised"
     assert info.value.failures[0] == ("fails", "OSError: disk full")
     assert [p for p, _ in info.value.failures] == ["fails", "second"]
@@ -246,7 +234,7 @@ def test_barrier_awaits_all_then_raises_the_first_failure() -> None:
 
 def test_barrier_succeeds_when_all_settle() -> None:
     done: list[str] = []
-    run(dispatch.barrier("s/f", [Impl("a", lambda: done.append("a"))], {}, trace=OFF))
+    run(dispatch.barrier("s/f", [Impl("a", lambda: done.append("a"))], (), trace=OFF))
     assert done == ["a"]
 
 
@@ -273,7 +261,6 @@ def test_around_first_in_call_order_is_outermost() -> None:
     chain = dispatch.around(
         "t/e",
         [Impl("outer", layer("outer", log)), Impl("inner", layer("inner", log))],
-        "ctx",
         terminal,
         trace=OFF,
     )
@@ -294,7 +281,6 @@ def test_around_short_circuit_skips_inner_links_and_the_terminal() -> None:
     chain = dispatch.around(
         "t/e",
         [Impl("stopper", stop), Impl("inner", layer("inner", reached))],
-        "ctx",
         terminal,
         trace=OFF,
     )
@@ -309,7 +295,6 @@ def test_around_raise_becomes_the_error_value() -> None:
     chain = dispatch.around(
         "t/e",
         [Impl("broken", boom)],
-        "ctx",
         terminal,
         trace=OFF,
         on_error=lambda impl, exc, ctx: f"error from {impl.plugin} on {ctx}: {exc}",
@@ -321,7 +306,7 @@ def test_around_raise_propagates_without_on_error() -> None:
     async def terminal(ctx: object) -> None:
         return None
 
-    chain = dispatch.around("t/e", [Impl("broken", boom)], "ctx", terminal, trace=OFF)
+    chain = dispatch.around("t/e", [Impl("broken", boom)], terminal, trace=OFF)
     with pytest.raises(RuntimeError, match="boom"):
         run(chain(None))
 
@@ -339,7 +324,7 @@ def test_around_stream_wraps_the_inner_stream() -> None:
         return gen()
 
     async def collect() -> list[int]:
-        chain = dispatch.around_stream("l/s", [Impl("x2", doubler)], "request", source, trace=OFF)
+        chain = dispatch.around_stream("l/s", [Impl("x2", doubler)], source, trace=OFF)
         return [i async for i in chain(3)]
 
     assert run(collect()) == [0, 2, 4]
@@ -350,9 +335,26 @@ def test_tracer_writes_each_call_to_stderr(capsys: pytest.CaptureFixture[str]) -
         dispatch.decide(
             "t/p",
             [Impl("a", vote(Verdict.ASK, "hm"))],
-            {"call": 1},
+            (1,),
             trace=Tracer(True),
             guard=False,
         )
     )
     assert "seamhost: trace: t/p -> a: ask hm" in capsys.readouterr().err
+
+
+# -- implementations taking some of the arguments -----------------------------------------------
+
+
+def test_an_implementation_gets_the_arguments_it_declares_in_its_own_order() -> None:
+    def observer(record: str, session: str) -> tuple[str, str]:
+        return record, session
+
+    def record_only(record: str) -> str:
+        return record
+
+    spec = ("session", "record")
+    assert Impl.of("p", observer, ("record", "session"), spec)("s", "r") == ("r", "s")
+    assert Impl.of("p", record_only, ("record",), spec)("s", "r") == "r"
+    every = Impl.of("p", observer, spec, spec)
+    assert every.call is observer, "one taking every argument in order is called directly"

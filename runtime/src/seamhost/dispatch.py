@@ -28,29 +28,40 @@ T = TypeVar("T")
 class Impl:
     """One implementation of a seam: the plugin that supplied it and the function to call.
 
-    `argnames` are the spec arguments the implementation declares (pluggy lets it take any
-    subset); ``None`` means all of them. `call` takes the spec's keyword arguments: the function
-    itself when it declares all of them, else a wrapper passing only its own. Read-only.
+    Drivers call it with the seam's arguments positionally, in the order of the seam's hook spec
+    (what pluggy does too: a keyword call costs twice as much). pluggy lets an implementation
+    declare any subset of the spec's arguments; `positions` then says which of the spec's
+    arguments it takes, in its own order. ``None`` means all of them, in the spec's order.
+    Read-only.
     """
 
-    __slots__ = ("argnames", "call", "function", "plugin")
+    __slots__ = ("call", "function", "plugin", "positions")
 
     def __init__(
-        self, plugin: str, function: Callable[..., Any], argnames: tuple[str, ...] | None = None
+        self, plugin: str, function: Callable[..., Any], positions: tuple[int, ...] | None = None
     ) -> None:
         self.plugin = plugin
         self.function = function
-        self.argnames = argnames
-        self.call: Callable[..., Any] = function if argnames is None else self._subset
+        self.positions = positions
+        self.call: Callable[..., Any] = function if positions is None else self._subset
 
-    def _subset(self, **kwargs: Any) -> Any:
-        return self.function(**{name: kwargs[name] for name in self.argnames or ()})
+    @classmethod
+    def of(
+        cls, plugin: str, function: Callable[..., Any], argnames: Sequence[str], spec: Sequence[str]
+    ) -> Impl:
+        """The implementation `function` declaring `argnames`, of a seam whose spec has `spec`."""
+        if tuple(argnames) == tuple(spec):
+            return cls(plugin, function)
+        return cls(plugin, function, tuple(spec.index(name) for name in argnames))
 
-    def __call__(self, **kwargs: Any) -> Any:
-        return self.call(**kwargs)
+    def _subset(self, *args: Any) -> Any:
+        return self.function(*[args[index] for index in self.positions or ()])
+
+    def __call__(self, *args: Any) -> Any:
+        return self.call(*args)
 
     def __repr__(self) -> str:
-        return f"Impl({self.plugin!r}, {self.function!r}, {self.argnames!r})"
+        return f"Impl({self.plugin!r}, {self.function!r}, {self.positions!r})"
 
 
 class Tracer:
@@ -112,7 +123,7 @@ class ChainAnswer(NamedTuple):
 async def first_answer(
     seam: str,
     impls: Sequence[Impl],
-    kwargs: dict[str, Any],
+    args: tuple[Any, ...],
     *,
     accept: Callable[[Any], bool],
     trace: Tracer,
@@ -125,7 +136,7 @@ async def first_answer(
     notes: list[str] = []
     for impl in impls:
         try:
-            answer = impl.call(**kwargs)
+            answer = impl.call(*args)
             if awaitable(answer):
                 answer = await answer
         except Exception as exc:
@@ -169,7 +180,7 @@ def _strictest(votes: list[Decision]) -> Decision:
 
 
 async def decide(
-    seam: str, impls: Sequence[Impl], kwargs: dict[str, Any], *, trace: Tracer, guard: bool
+    seam: str, impls: Sequence[Impl], args: tuple[Any, ...], *, trace: Tracer, guard: bool
 ) -> Decision:
     """Collect every vote; the most restrictive wins. A raise or a malformed vote is a deny.
 
@@ -179,7 +190,7 @@ async def decide(
     votes: list[Decision] = []
     for impl in impls:
         try:
-            vote = impl.call(**kwargs)
+            vote = impl.call(*args)
             if vote is not None and awaitable(vote):
                 vote = await vote
         except Exception as exc:
@@ -230,7 +241,7 @@ def _log_failure(seam: str, plugin: str, exc: BaseException) -> None:
     )
 
 
-def notify(seam: str, impls: Sequence[Impl], kwargs: dict[str, Any], *, trace: Tracer) -> None:
+def notify(seam: str, impls: Sequence[Impl], args: tuple[Any, ...], *, trace: Tracer) -> None:
     """Call every observer; failures are logged and contained.
 
     Coroutine observers are scheduled on the running loop (fire-and-forget) or, without one,
@@ -238,7 +249,7 @@ def notify(seam: str, impls: Sequence[Impl], kwargs: dict[str, Any], *, trace: T
     """
     for impl in impls:
         try:
-            result = impl.call(**kwargs)
+            result = impl.call(*args)
         except Exception as exc:
             if trace.enabled:
                 trace(seam, impl.plugin, f"raised {describe(exc)}")
@@ -270,18 +281,18 @@ def _run_observer(seam: str, plugin: str, awaitable: Awaitable[Any]) -> None:
 
 
 async def barrier(
-    seam: str, impls: Sequence[Impl], kwargs: dict[str, Any], *, trace: Tracer
+    seam: str, impls: Sequence[Impl], args: tuple[Any, ...], *, trace: Tracer
 ) -> None:
     """Run every implementation and await them all; then raise the first failure, if any."""
     if not impls:
         raise SeamUnavailable(seam)
     if len(impls) == 1:  # the common case (one backend): no tasks to gather
-        await _barrier_of_one(seam, impls[0], kwargs, trace=trace)
+        await _barrier_of_one(seam, impls[0], args, trace=trace)
         return
     import asyncio
 
     async def run(impl: Impl) -> None:
-        outcome = impl.call(**kwargs)
+        outcome = impl.call(*args)
         if awaitable(outcome):
             await outcome
 
@@ -301,9 +312,9 @@ async def barrier(
         raise SeamFailed(seam, summary) from failures[0][1]
 
 
-async def _barrier_of_one(seam: str, impl: Impl, kwargs: dict[str, Any], *, trace: Tracer) -> None:
+async def _barrier_of_one(seam: str, impl: Impl, args: tuple[Any, ...], *, trace: Tracer) -> None:
     try:
-        outcome = impl.call(**kwargs)
+        outcome = impl.call(*args)
         if awaitable(outcome):
             await outcome
     except Exception as exc:
@@ -322,13 +333,12 @@ async def _barrier_of_one(seam: str, impl: Impl, kwargs: dict[str, Any], *, trac
 def around(
     seam: str,
     impls: Sequence[Impl],
-    argument: str,
     terminal: Callable[[Any], Awaitable[T]],
     *,
     trace: Tracer,
     on_error: Callable[[Impl, Exception, Any], T] | None = None,
 ) -> Callable[[Any], Awaitable[T]]:
-    """Compose ``impl(<argument>=ctx, call_next=next)`` links around `terminal`.
+    """Compose ``impl(ctx, call_next)`` links around `terminal`.
 
     The first implementation in call order is outermost. With `on_error`, an implementation that
     raises is turned into a value by ``on_error(impl, exc, ctx)`` (an error result); otherwise the
@@ -336,9 +346,7 @@ def around(
     """
     link: Callable[[Any], Awaitable[T]] = terminal
     for impl in reversed(impls):
-        link = _link(
-            seam=seam, impl=impl, argument=argument, inner=link, trace=trace, on_error=on_error
-        )
+        link = _link(seam=seam, impl=impl, inner=link, trace=trace, on_error=on_error)
     return link
 
 
@@ -346,7 +354,6 @@ def _link(
     *,
     seam: str,
     impl: Impl,
-    argument: str,
     inner: Callable[[Any], Awaitable[T]],
     trace: Tracer,
     on_error: Callable[[Impl, Exception, Any], T] | None,
@@ -355,7 +362,7 @@ def _link(
         if trace.enabled:
             trace(seam, impl.plugin, "enter")
         try:
-            result: T = impl.call(**{argument: ctx, "call_next": inner})
+            result: T = impl.call(ctx, inner)
             if awaitable(result):
                 result = await result
         except Exception as exc:
@@ -374,7 +381,6 @@ def _link(
 def around_stream(
     seam: str,
     impls: Sequence[Impl],
-    argument: str,
     terminal: Callable[[Any], AsyncIterator[T]],
     *,
     trace: Tracer,
@@ -382,21 +388,20 @@ def around_stream(
     """Like :func:`around` for chains whose links return async iterators (``llm/stream``)."""
     link: Callable[[Any], AsyncIterator[T]] = terminal
     for impl in reversed(impls):
-        link = _stream_link(seam, impl, argument, link, trace)
+        link = _stream_link(seam, impl, link, trace)
     return link
 
 
 def _stream_link(
     seam: str,
     impl: Impl,
-    argument: str,
     inner: Callable[[Any], AsyncIterator[T]],
     trace: Tracer,
 ) -> Callable[[Any], AsyncIterator[T]]:
     async def call(ctx: Any) -> AsyncIterator[T]:
         if trace.enabled:
             trace(seam, impl.plugin, "enter")
-        stream = impl.call(**{argument: ctx, "call_next": inner})
+        stream = impl.call(ctx, inner)
         if awaitable(stream):
             stream = await stream
         async for item in stream:

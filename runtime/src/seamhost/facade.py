@@ -61,13 +61,13 @@ class Seams:
         self._impls: dict[str, tuple[Impl, ...]] = {}
         for seam in SEAMS:
             caller = getattr(pm.hook, hook_name(seam))
-            every = set(caller.spec.argnames) if caller.spec is not None else None
+            spec = tuple(caller.spec.argnames) if caller.spec is not None else ()
             self._impls[seam] = tuple(
-                Impl(
+                Impl.of(
                     names.get(impl.plugin_name, impl.plugin_name),
                     impl.function,
-                    # An implementation taking every argument is called with them as they come.
-                    None if set(impl.argnames) == every else tuple(impl.argnames),
+                    impl.argnames,
+                    spec,
                 )
                 for impl in reversed(caller.get_hookimpls())
             )
@@ -104,7 +104,7 @@ class Seams:
                 tools[spec.name] = RegisteredTool.of(spec, _plugin)
 
             try:
-                impl(register=register)
+                impl.call(register)
             except (PluginConflict, SeamContractError):
                 raise
             except Exception as exc:
@@ -153,7 +153,7 @@ class Seams:
         Raises `SeamUnavailable` when no plugin provides the seam; a raising provider propagates.
         """
         impl = dispatch.only("sandbox/confine", self._impls["sandbox/confine"])
-        confined: ConfinedCommand = await dispatch.settle(impl(request=request))
+        confined: ConfinedCommand = await dispatch.settle(impl.call(request))
         if self._trace.enabled:
             self._trace(
                 "sandbox/confine", impl.plugin, f"{confined.backend} ({confined.enforcement})"
@@ -168,14 +168,14 @@ class Seams:
             dispatch.notify(
                 "session/event",
                 self._session_event,
-                {"session": session, "record": record},
+                (session, record),
                 trace=self._trace,
             )
 
     async def session_flush(self, session: Session) -> None:
         """``session/flush``: the barrier; raises `SeamUnavailable` when nobody implements it."""
         await dispatch.barrier(
-            "session/flush", self._impls["session/flush"], {"session": session}, trace=self._trace
+            "session/flush", self._impls["session/flush"], (session,), trace=self._trace
         )
 
     # -- the agent loop ---------------------------------------------------------------------
@@ -185,7 +185,7 @@ class Seams:
     ) -> None:
         """``agent/pre-step``: run the chain; `proceed` is the innermost link."""
         chain = dispatch.around(
-            "agent/pre-step", self._impls["agent/pre-step"], "ctx", proceed, trace=self._trace
+            "agent/pre-step", self._impls["agent/pre-step"], proceed, trace=self._trace
         )
         await chain(ctx)
 
@@ -196,7 +196,7 @@ class Seams:
     ) -> AsyncIterator[ModelEvent]:
         """``llm/stream``: the stream of model events, through every wrapper to `adapter`."""
         chain = dispatch.around_stream(
-            "llm/stream", self._impls["llm/stream"], "request", adapter, trace=self._trace
+            "llm/stream", self._impls["llm/stream"], adapter, trace=self._trace
         )
         return chain(request)
 
@@ -207,7 +207,7 @@ class Seams:
         return dispatch.decide(
             "tools/pre-execute",
             self._impls["tools/pre-execute"],
-            {"call": call},
+            (call,),
             trace=self._trace,
             guard=False,
         )
@@ -219,7 +219,7 @@ class Seams:
         return await dispatch.first_answer(
             "approval/request",
             self._impls["approval/request"],
-            {"request": request},
+            (request,),
             accept=lambda answer: isinstance(answer, ApprovalOutcome),
             trace=self._trace,
         )
@@ -227,7 +227,7 @@ class Seams:
     def tools_guard(self, call: ToolInvocation) -> Coroutine[Any, Any, Decision]:
         """``tools/guard``: deny if any guard denies (or raises); allow otherwise."""
         return dispatch.decide(
-            "tools/guard", self._impls["tools/guard"], {"call": call}, trace=self._trace, guard=True
+            "tools/guard", self._impls["tools/guard"], (call,), trace=self._trace, guard=True
         )
 
     def tools_execute(
@@ -246,7 +246,6 @@ class Seams:
                 dispatch.around(
                     "tools/execute",
                     self._impls["tools/execute"],
-                    "execution",
                     body,
                     trace=self._trace,
                     on_error=_execute_failed,
@@ -258,7 +257,7 @@ class Seams:
         """``tools/post-execute``: apply each transform in order; a block or a raise blocks."""
         for impl in self._impls["tools/post-execute"]:
             try:
-                vote = impl.call(call=call, result=result)
+                vote = impl.call(call, result)
                 if vote is not None and dispatch.awaitable(vote):
                     vote = await vote
             except Exception as exc:
@@ -292,7 +291,7 @@ class Seams:
             dispatch.notify(
                 "tools/result",
                 self._tools_result,
-                {"call": call, "result": result},
+                (call, result),
                 trace=self._trace,
             )
 
@@ -300,7 +299,7 @@ class Seams:
 def _provide(seam: str, impl: Impl) -> Any:
     """Call a start-up provider; a raise becomes `SeamFailed` naming the plugin."""
     try:
-        return impl()
+        return impl.call()
     except SeamhostError:
         raise
     except Exception as exc:
