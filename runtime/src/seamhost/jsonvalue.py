@@ -161,12 +161,13 @@ def thaw(value: Any) -> Any:
     return value
 
 
-_DUMPS_OPTIONS = orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
+# What `dumps` passes to orjson; a hot path calling orjson.dumps itself passes the same.
+DUMPS_OPTIONS = orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
 
 
 def dumps(value: Any) -> bytes:
     """Compact JSON bytes, keys in insertion order (what the session log stores)."""
-    return orjson.dumps(value, option=_DUMPS_OPTIONS)
+    return orjson.dumps(value, option=DUMPS_OPTIONS)
 
 
 def canonical_json(value: Any, *, checked: bool = False) -> bytes:
@@ -176,7 +177,7 @@ def canonical_json(value: Any, *, checked: bool = False) -> bytes:
     """
     if not checked:
         check_lossless(value)
-    return orjson.dumps(value, option=_DUMPS_OPTIONS | orjson.OPT_SORT_KEYS)
+    return orjson.dumps(value, option=DUMPS_OPTIONS | orjson.OPT_SORT_KEYS)
 
 
 def digest(value: Any, *, checked: bool = False) -> str:
