@@ -136,9 +136,7 @@ async def first_answer(
     notes: list[str] = []
     for impl in impls:
         try:
-            answer = impl.call(*args)
-            if awaitable(answer):
-                answer = await answer
+            answer = await settle(impl.call(*args))
         except Exception as exc:
             if trace.enabled:
                 trace(seam, impl.plugin, f"raised {describe(exc)}")
@@ -292,9 +290,7 @@ async def barrier(
     import asyncio
 
     async def run(impl: Impl) -> None:
-        outcome = impl.call(*args)
-        if awaitable(outcome):
-            await outcome
+        await settle(impl.call(*args))
 
     outcomes = await asyncio.gather(*(run(impl) for impl in impls), return_exceptions=True)
     failures: list[tuple[Impl, BaseException]] = []
@@ -314,9 +310,7 @@ async def barrier(
 
 async def _barrier_of_one(seam: str, impl: Impl, args: tuple[Any, ...], *, trace: Tracer) -> None:
     try:
-        outcome = impl.call(*args)
-        if awaitable(outcome):
-            await outcome
+        await settle(impl.call(*args))
     except Exception as exc:
         if trace.enabled:
             trace(seam, impl.plugin, f"raised {describe(exc)}")
@@ -401,9 +395,7 @@ def _stream_link(
     async def call(ctx: Any) -> AsyncIterator[T]:
         if trace.enabled:
             trace(seam, impl.plugin, "enter")
-        stream = impl.call(ctx, inner)
-        if awaitable(stream):
-            stream = await stream
+        stream = await settle(impl.call(ctx, inner))
         async for item in stream:
             yield item
         if trace.enabled:

@@ -141,12 +141,9 @@ class ToolPipeline:
                     descriptor_digest=tool.digest if tool is not None else None,
                 )
             )
-        if len(proposals) == 1:
-            results = await self._run_batch(turn, step, proposals, cancelled, parent)
-        else:
-            results = []
-            for batch in _batches(proposals, self.bundle.tools):
-                results += await self._run_batch(turn, step, batch, cancelled, parent)
+        results: list[ToolResult] = []
+        for batch in _batches(proposals, self.bundle.tools):
+            results += await self._run_batch(turn, step, batch, cancelled, parent)
         contexts: tuple[str, ...] = ()
         for result in results:
             if result.additional_contexts:
@@ -230,12 +227,7 @@ class ToolPipeline:
         arguments = _parse_arguments(validator, proposal.arguments)
         if isinstance(arguments, str):
             return ToolResult.failure(call_id, ErrorCode.INVALID_ARGUMENTS, arguments)
-        declared = self.session.last("sandbox/mode")  # effective_mode(), inline: every call
-        mode = (
-            SandboxMode(declared.data["mode"])
-            if declared is not None
-            else self.bundle.profile.sandbox.mode
-        )
+        mode = effective_mode(self.session, self.bundle.profile.sandbox.mode)
         escalation = None
         if proposal.sandbox_permissions is not None or proposal.justification is not None:
             try:
@@ -454,11 +446,10 @@ def _parse_arguments(validator: Validator, raw: str) -> dict[str, Any] | str:
         return f"arguments are not valid JSON: {exc}"
     if type(arguments) is not dict:
         return f"arguments must be a JSON object, got {type(arguments).__name__}"
-    if not jsonvalue.is_lossless(arguments):
-        try:
-            jsonvalue.check_lossless(arguments, "arguments")
-        except jsonvalue.LossyValue as exc:
-            return str(exc)
+    try:
+        jsonvalue.check_lossless(arguments, "arguments")
+    except jsonvalue.LossyValue as exc:
+        return str(exc)
     violation = validator(arguments)
     if violation is not None:
         where = "arguments" + "".join(
