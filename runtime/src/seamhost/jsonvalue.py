@@ -43,15 +43,12 @@ def _refuse(path: str, problem: str) -> NoReturn:
 
 def check_lossless(value: object, path: str = "$") -> None:
     """Raise `LossyValue` naming the first place where `value` is not lossless JSON."""
-    if not is_lossless(value):
+    if not _lossless(value):
         _explain(value, path)
 
 
-def is_lossless(value: object) -> bool:
-    """Whether `value` is lossless JSON: the hot path, with no paths and no messages.
-
-    Callers that must say why call `check_lossless` when this answers ``False``.
-    """
+def _lossless(value: object) -> bool:
+    """The hot path: True when `value` is lossless JSON; no paths, no messages."""
     kind = type(value)
     if kind is str or kind is bool or value is None:
         return True
@@ -69,7 +66,7 @@ def is_lossless(value: object) -> bool:
             if inner is int:
                 if not INT64_MIN <= item <= INT64_MAX:
                     return False
-            elif not is_lossless(item):
+            elif not _lossless(item):
                 return False
         return True
     if kind is list or kind is tuple:
@@ -80,7 +77,7 @@ def is_lossless(value: object) -> bool:
             if inner is int:
                 if not INT64_MIN <= item <= INT64_MAX:
                     return False
-            elif not is_lossless(item):
+            elif not _lossless(item):
                 return False
         return True
     return False
