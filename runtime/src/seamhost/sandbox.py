@@ -12,11 +12,12 @@ for confinement.
 from __future__ import annotations
 
 import enum
-import importlib
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 import attrs
+
+from seamhost.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from seamhost.confinement import ConfinedCommand, ConfineRequest
@@ -70,7 +71,7 @@ class SandboxPolicy:
     network: bool = False
 
 
-def __getattr__(name: str) -> Any:
-    if name not in ("ConfineRequest", "ConfinedCommand"):
-        raise AttributeError(f"module 'seamhost.sandbox' has no attribute {name!r}")
-    return getattr(importlib.import_module("seamhost.confinement"), name)
+__getattr__ = lazy_exports(
+    __name__,
+    {"ConfineRequest": "seamhost.confinement", "ConfinedCommand": "seamhost.confinement"},
+)

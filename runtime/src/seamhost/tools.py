@@ -8,13 +8,13 @@ bundle, which every command does, never needs them.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import attrs
 
 from seamhost.jsonvalue import digest
+from seamhost.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from seamhost.calls import (
@@ -42,15 +42,15 @@ __all__ = [
 
 Effect = Literal["read-only", "write"]
 ToolBody = Callable[["ToolContext"], Awaitable["ToolOutput"]]
-_CALL_VALUES = frozenset(
-    {"ExecuteNext", "Runner", "ToolContext", "ToolExecution", "ToolInvocation", "ToolOutput"}
+_CALL_VALUES = (
+    "ExecuteNext",
+    "Runner",
+    "ToolContext",
+    "ToolExecution",
+    "ToolInvocation",
+    "ToolOutput",
 )
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _CALL_VALUES:
-        raise AttributeError(f"module 'seamhost.tools' has no attribute {name!r}")
-    return getattr(importlib.import_module("seamhost.calls"), name)
+__getattr__ = lazy_exports(__name__, dict.fromkeys(_CALL_VALUES, "seamhost.calls"))
 
 
 @attrs.frozen

@@ -18,13 +18,13 @@ before anything runs. Without a scenario the bundle still builds (a profile may 
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from seamhost.descriptor import PluginContext, PluginDescriptor
 from seamhost.errors import ConfigError
 from seamhost.hookspecs import hookimpl
+from seamhost.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from seamhost.model import ModelAdapter
@@ -99,12 +99,12 @@ __all__ = [
 
 # The adapter's names are imported on first use, so that importing this package for its
 # descriptor stays cheap.
-_ADAPTER_EXPORTS = frozenset(
-    {"InvalidModelRequest", "ScenarioExhausted", "ScriptedAdapter", "ScriptedModelError"}
+_ADAPTER_EXPORTS = (
+    "InvalidModelRequest",
+    "ScenarioExhausted",
+    "ScriptedAdapter",
+    "ScriptedModelError",
 )
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _ADAPTER_EXPORTS:
-        raise AttributeError(f"module 'seamhost_model_scripted' has no attribute {name!r}")
-    return getattr(importlib.import_module("seamhost_model_scripted.adapter"), name)
+__getattr__ = lazy_exports(
+    __name__, dict.fromkeys(_ADAPTER_EXPORTS, "seamhost_model_scripted.adapter")
+)

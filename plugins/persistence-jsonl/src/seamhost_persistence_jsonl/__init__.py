@@ -7,10 +7,10 @@ are imported when the plugin is instantiated and first writes or reads.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
 
 from seamhost.descriptor import PluginContext, PluginDescriptor
+from seamhost.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from seamhost_persistence_jsonl.store import JsonlReader, JsonlStore
@@ -78,8 +78,4 @@ _EXPORTS = {
 __all__ = ["CONFIG_SCHEMA", "JsonlReader", "JsonlStore", "JsonlWriter", "descriptor"]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'seamhost_persistence_jsonl' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+__getattr__ = lazy_exports(__name__, _EXPORTS)

@@ -37,10 +37,10 @@ daemons on the host (``/run/docker.sock``) stay reachable; reads are not confine
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from seamhost.descriptor import PluginDescriptor
+from seamhost.lazy import lazy_exports
 from seamhost_sandbox_local.config import SCHEMA
 from seamhost_sandbox_local.plugin import SandboxLocal, probe_backends
 
@@ -57,11 +57,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'seamhost_sandbox_local' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+__getattr__ = lazy_exports(__name__, _LAZY)
 
 
 __all__ = [

@@ -76,10 +76,10 @@ floors is a configuration error.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from seamhost.descriptor import PluginDescriptor
+from seamhost.lazy import lazy_exports
 from seamhost_tool_policy.config import SCHEMA, RuleError
 from seamhost_tool_policy.plugin import ToolPolicy
 
@@ -89,12 +89,11 @@ if TYPE_CHECKING:
 __all__ = ["Policy", "Rule", "RuleError", "ToolPolicy", "descriptor"]
 
 
-def __getattr__(name: str) -> Any:
-    # The compiled policy's classes are imported on first use: building a bundle does not
-    # need them (see .plugin).
-    if name not in ("Policy", "Rule"):
-        raise AttributeError(f"module 'seamhost_tool_policy' has no attribute {name!r}")
-    return getattr(importlib.import_module("seamhost_tool_policy.policy"), name)
+# The compiled policy's classes are imported on first use: building a bundle does not need them
+# (see .plugin).
+__getattr__ = lazy_exports(
+    __name__, dict.fromkeys(("Policy", "Rule"), "seamhost_tool_policy.policy")
+)
 
 
 descriptor = PluginDescriptor(

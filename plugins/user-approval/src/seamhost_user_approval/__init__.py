@@ -32,10 +32,10 @@ arguments, once), ``rejected`` (``APPROVAL_REJECTED``), ``cancelled`` (``APPROVA
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from seamhost.descriptor import PluginDescriptor
+from seamhost.lazy import lazy_exports
 from seamhost_user_approval.config import SCHEMA
 from seamhost_user_approval.plugin import UserApproval, set_callback
 
@@ -90,8 +90,4 @@ _EXPORTS = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'seamhost_user_approval' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+__getattr__ = lazy_exports(__name__, _EXPORTS)
