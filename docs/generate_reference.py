@@ -7,15 +7,16 @@ Usage::
 
 Where each page comes from:
 
-* ``seams.md``: :data:`seamhost.catalogue.SEAMS`, in catalogue order. For each seam, a heading
-  ``## <seam name>``; then its signature as :func:`signature_line` renders it (the hook name
+* ``seams.md``: :data:`seamhost.kernel.catalogue.SEAMS`, in catalogue order. For each seam, a
+  heading ``## <seam name>``; then its signature as :func:`signature_line` renders it (the hook name
   followed by ``inspect.signature`` of its hook spec, in backticks); its mode and what its absence
   means; then the hook spec's docstring. The dispatch modes come from the trailing comments of
-  :class:`seamhost.catalogue.Mode`.
-* ``errors.md``: every :class:`seamhost.results.ErrorCode` member with the trailing comment that
-  documents it in ``results.py``, then every exception class derived from
+  :class:`seamhost.kernel.catalogue.Mode`.
+* ``errors.md``: every :class:`seamhost.errors.ErrorCode` member with the trailing comment that
+  documents it in ``errors.py``, then every exception class derived from
   :class:`seamhost.errors.SeamhostError` that the kernel defines.
-* ``exit-codes.md``: every :class:`seamhost.exitcodes.ExitCode` member with its trailing comment.
+* ``exit-codes.md``: every :class:`seamhost.cli.exitcodes.ExitCode` member with its trailing
+  comment.
 
 A member without a trailing comment is an error: document it where it is defined.
 """
@@ -34,8 +35,10 @@ import tokenize
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from seamhost import catalogue, errors, exitcodes, hookspecs, results
-from seamhost.catalogue import SEAMS, Seam
+from seamhost import errors
+from seamhost.cli import exitcodes
+from seamhost.kernel import catalogue, hookspecs
+from seamhost.kernel.catalogue import SEAMS, Seam
 
 if TYPE_CHECKING:
     import enum
@@ -127,7 +130,7 @@ def _header(title: str, sources: str) -> list[str]:
 
 
 def render_seams() -> str:
-    lines = _header("Seam reference", "seamhost.catalogue and seamhost.hookspecs")
+    lines = _header("Seam reference", "seamhost.kernel.catalogue and seamhost.kernel.hookspecs")
     lines += [
         "Every extension point of the kernel, in catalogue order. A plugin implements a seam "
         "with a method named like its hook and decorated with `@seamhost.hookimpl`, whose "
@@ -166,7 +169,7 @@ def render_seams() -> str:
 
 
 def render_errors() -> str:
-    lines = _header("Error codes", "seamhost/results.py and the SeamhostError classes")
+    lines = _header("Error codes", "seamhost/errors.py and the SeamhostError classes")
     lines += [
         "A governed call that does not succeed ends with a result whose `error` is "
         "`{code, message}`. The codes are stable: programs, policies and audits may rely on "
@@ -177,7 +180,7 @@ def render_errors() -> str:
     ]
     lines += [
         f"| `{name}` | {_cell(comment)} |"
-        for name, comment in member_comments(results, results.ErrorCode).items()
+        for name, comment in member_comments(errors, errors.ErrorCode).items()
     ]
     lines += [
         "",
@@ -232,7 +235,7 @@ def _error_classes() -> list[type[BaseException]]:
 
 
 def render_exit_codes() -> str:
-    lines = _header("Exit codes", "seamhost/exitcodes.py")
+    lines = _header("Exit codes", "seamhost/cli/exitcodes.py")
     lines += [
         "What the exit status of a `seamhost` command means. Usage and configuration errors are "
         "printed as one line, `seamhost: error: ...`, without a traceback.",

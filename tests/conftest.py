@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from seamhost.bundle import Bundle, build_bundle
-from seamhost.profile import resolve_profile
+from seamhost.kernel.bundle import Bundle, build_bundle
+from seamhost.kernel.profile.resolve import resolve_profile
 from seamhost.testing.sites import PluginSite
 
 BundleMaker = Callable[..., Bundle]
@@ -49,7 +49,7 @@ def plugin_source(body: str, *, name: str, provides: str = "[]", schema: str | N
     schema = schema or '{"type": "object", "properties": {}, "additionalProperties": False}'
     return (
         "from seamhost import *\n"
-        "from seamhost.hookspecs import hookimpl\n"
+        "from seamhost.kernel.hookspecs import hookimpl\n"
         "class Plugin:\n"
         "    def __init__(self, ctx):\n"
         "        self.ctx = ctx\n"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from seamhost.exitcodes import ExitCode
+from seamhost.cli.exitcodes import ExitCode
 from tests.conftest import run_cli
 
 ROOT = Path(__file__).parent.parent

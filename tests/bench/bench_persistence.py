@@ -40,8 +40,8 @@ from seamhost_persistence_jsonl.format import DEFAULT_LEVEL, LogEncoder
 from seamhost_persistence_jsonl.store import JsonlStore
 
 from seamhost import jsonvalue
+from seamhost.session.live import Session
 from seamhost.session.record import Record
-from seamhost.session.session import Session
 from seamhost.testing.persistence import make_header
 
 Event = tuple[str, dict[str, Any]]

@@ -25,13 +25,13 @@ sys.path.insert(0, str(Path(__file__).parent))
 import pluggy
 from _measure import Row, report, timed
 
-from seamhost.approvals import ApprovalService
-from seamhost.bundle import Bundle, build_bundle
-from seamhost.model import ToolCallProposal
-from seamhost.pipeline import ToolPipeline
-from seamhost.profile import resolve_profile
+from seamhost.approval.service import ApprovalService
+from seamhost.kernel.bundle import Bundle, build_bundle
+from seamhost.kernel.profile.resolve import resolve_profile
+from seamhost.llm.adapter import ToolCallProposal
+from seamhost.run.pipeline import ToolPipeline
+from seamhost.run.sessions import create_session
 from seamhost.session.events import TurnStart
-from seamhost.sessions import create_session
 from seamhost.testing.sites import PluginSite
 
 PLUGIN = """

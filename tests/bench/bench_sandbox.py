@@ -35,12 +35,13 @@ sys.path.insert(0, str(Path(__file__).parent))
 from _measure import Row, report
 from seamhost_sandbox_local import SandboxLocal, probe_backends
 
-from seamhost.bundle import make_plugin_manager
-from seamhost.descriptor import PluginContext
-from seamhost.facade import Seams
 from seamhost.jsonvalue import freeze
-from seamhost.runner import SandboxRunner
-from seamhost.sandbox import ConfineRequest, SandboxMode, SandboxPolicy
+from seamhost.kernel.bundle import make_plugin_manager
+from seamhost.kernel.plugins import PluginContext
+from seamhost.kernel.seams import Seams
+from seamhost.sandbox.confinement import ConfineRequest
+from seamhost.sandbox.policy import SandboxMode, SandboxPolicy
+from seamhost.sandbox.runner import SandboxRunner
 
 TARGET = 1.3
 # Runs are split into blocks and each way keeps its best block median: a burst of load on this
@@ -60,7 +61,7 @@ def seams_for(backend: str) -> Seams:
 def measure(backend: str, workspace: Path, runs: int) -> dict[str, float]:
     """Median milliseconds of the confined, raw and unconfined spawns of ``true``."""
     seams = seams_for(backend)
-    runner = SandboxRunner(seams, MODE, workspace)
+    runner = SandboxRunner(seams.confine, MODE, workspace)
     request = ConfineRequest(("true",), MODE, workspace)
 
     async def confined_argv() -> tuple[str, ...]:

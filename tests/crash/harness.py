@@ -22,10 +22,10 @@ from typing import Any
 import attrs
 import orjson
 
-from seamhost.bundle import Bundle, build_bundle
-from seamhost.lifecycle import shape_problems
-from seamhost.profile import resolve_profile
+from seamhost.kernel.bundle import Bundle, build_bundle
+from seamhost.kernel.profile.resolve import resolve_profile
 from seamhost.session.record import Record
+from seamhost.session.shape import shape_problems
 
 PROBE = """
 import asyncio, os, random

@@ -14,10 +14,10 @@ from seamhost_model_scripted import (
     ScriptedAdapter,
     ScriptedModelError,
 )
+from seamhost_model_scripted.scenario import load_scenario
 
 from seamhost.errors import SeamhostError
-from seamhost.model import ModelDone, ModelEvent, ModelRequest, TextDelta, ToolCallProposal
-from seamhost.scenario import load_scenario
+from seamhost.llm.adapter import ModelDone, ModelEvent, ModelRequest, TextDelta, ToolCallProposal
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from seamhost.bundle import Bundle, build_bundle
 from seamhost.errors import ConfigError, SeamUnavailable
-from seamhost.model import ModelDone, ModelEvent, ModelRequest, TextDelta, ToolCallProposal
-from seamhost.profile import resolve_profile
+from seamhost.kernel.bundle import Bundle, build_bundle
+from seamhost.kernel.profile.resolve import resolve_profile
+from seamhost.llm.adapter import ModelDone, ModelEvent, ModelRequest, TextDelta, ToolCallProposal
 
 if TYPE_CHECKING:
     from seamhost.testing.sites import PluginSite
@@ -62,7 +62,7 @@ def test_the_bundle_streams_the_scenario_named_relative_to_the_profile(tmp_path:
     )
     (identity,) = bundle.snapshot.plugins
     assert (identity.name, identity.distribution) == ("model-scripted", "seamhost-model-scripted")
-    assert identity.provides == ("llm/adapter",)
+    assert identity.provides == ("llm/adapter", "llm/replay")
     assert bundle.seams.implementers("llm/adapter") == ("model-scripted",)
 
     assert stream(bundle, request(1, 1)) == [
@@ -79,8 +79,8 @@ def test_the_adapter_is_the_innermost_link_of_llm_stream(
     plugin_site.add(
         "stream-tap",
         """
-        from seamhost.descriptor import PluginDescriptor
-        from seamhost.hookspecs import hookimpl
+        from seamhost.kernel.plugins import PluginDescriptor
+        from seamhost.kernel.hookspecs import hookimpl
 
         SEEN = []
 

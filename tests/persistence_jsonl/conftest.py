@@ -11,7 +11,7 @@ import pytest
 from seamhost_persistence_jsonl.format import FRAME_HEADER_SIZE, FRAME_INFO, FRAME_PREFIX
 from seamhost_persistence_jsonl.store import JsonlStore
 
-from seamhost.session.session import Session
+from seamhost.session.live import Session
 from seamhost.testing.persistence import append_all, make_header, sample_events
 
 

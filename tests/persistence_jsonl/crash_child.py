@@ -16,7 +16,7 @@ import sys
 
 from seamhost_persistence_jsonl.store import JsonlStore
 
-from seamhost.session.session import Session
+from seamhost.session.live import Session
 from seamhost.testing.persistence import make_header
 
 

@@ -6,9 +6,9 @@ import asyncio
 import json
 from pathlib import Path
 
-from seamhost.exitcodes import ExitCode
+from seamhost.cli.exitcodes import ExitCode
 from seamhost.session.events import AssistantMessage, ProposedCall, StepStart, ToolCall, TurnStart
-from seamhost.session.session import Session
+from seamhost.session.live import Session
 from seamhost.session.store import SessionHeader
 from tests.conftest import run_cli
 

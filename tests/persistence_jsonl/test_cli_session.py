@@ -16,8 +16,8 @@ from click.testing import CliRunner, Result
 from seamhost_persistence_jsonl.store import JsonlStore
 
 from seamhost.cli import main
-from seamhost.exitcodes import ExitCode
-from seamhost.session.session import Session
+from seamhost.cli.exitcodes import ExitCode
+from seamhost.session.live import Session
 from seamhost.testing.persistence import make_header
 from tests.conftest import run_cli
 from tests.persistence_jsonl.conftest import flip, flush, frame_spans, write_session

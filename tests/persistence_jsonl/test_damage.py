@@ -13,7 +13,7 @@ from seamhost_persistence_jsonl.errors import SessionCorrupted
 from seamhost_persistence_jsonl.format import FRAME_HEADER_SIZE
 from seamhost_persistence_jsonl.store import JsonlStore
 
-from seamhost.session.session import Session
+from seamhost.session.live import Session
 from seamhost.testing.persistence import make_header
 from tests.persistence_jsonl.conftest import FrameSpan, flush, frame_spans, write_session
 

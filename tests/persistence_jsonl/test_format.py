@@ -76,7 +76,7 @@ def test_plain_zstd_decodes_a_log_into_the_plain_log(root: Path) -> None:
 
 
 def test_a_big_batch_is_cut_into_frames_near_the_target(store: JsonlStore) -> None:
-    from seamhost.session.session import Session
+    from seamhost.session.live import Session
     from tests.persistence_jsonl.conftest import flush
 
     session = Session(store.create(make_header("big")))

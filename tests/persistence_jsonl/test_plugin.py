@@ -14,13 +14,12 @@ from seamhost_persistence_jsonl.errors import ForeignSession
 from seamhost_persistence_jsonl.layout import default_root
 from seamhost_persistence_jsonl.store import JsonlStore
 
-from seamhost.bundle import Bundle, build_bundle
-from seamhost.discovery import discover
 from seamhost.errors import ConfigError, SeamFailed
-from seamhost.profile import resolve_profile
+from seamhost.kernel.bundle import Bundle, build_bundle
+from seamhost.kernel.plugins import discover
+from seamhost.kernel.profile.resolve import resolve_profile
+from seamhost.run.sessions import bind_session, create_session, open_session
 from seamhost.session.memory import MemoryStore
-from seamhost.session.session import Session
-from seamhost.sessions import create_session, open_session
 from seamhost.testing.persistence import make_header
 
 
@@ -46,8 +45,8 @@ def test_loading_and_instantiating_the_plugin_stays_cheap() -> None:
         """
         import sys
         from pathlib import Path
-        from seamhost.descriptor import PluginContext
-        from seamhost.sandbox import SandboxPolicy
+        from seamhost.kernel.plugins import PluginContext
+        from seamhost.sandbox.policy import SandboxPolicy
         from seamhost_persistence_jsonl import descriptor
         descriptor.factory(PluginContext("persistence-jsonl", {}, Path("p.toml"), SandboxPolicy()))
         heavy = ("zstandard", "cattrs", "asyncio", "seamhost_persistence_jsonl.store")
@@ -123,7 +122,7 @@ def test_without_root_the_plugin_uses_the_default(
 
 def test_flushing_a_session_of_another_store_fails_closed(tmp_path: Path) -> None:
     bundle = bundle_of(tmp_path, f'root = "{tmp_path / "r"}"\n')
-    session = Session(MemoryStore().create(make_header("s-1")), seams=bundle.seams)
+    session = bind_session(bundle, MemoryStore().create(make_header("s-1")))
     with pytest.raises(SeamFailed) as info:
         asyncio.run(session.flush())
     assert isinstance(info.value.__cause__, ForeignSession)

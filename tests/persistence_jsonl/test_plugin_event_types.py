@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from seamhost.bundle import build_bundle
-from seamhost.profile import resolve_profile
-from seamhost.sessions import create_session
+from seamhost.kernel.bundle import build_bundle
+from seamhost.kernel.profile.resolve import resolve_profile
+from seamhost.run.sessions import create_session
 from seamhost.testing.sites import PluginSite
 
 PLUGIN = """

@@ -21,8 +21,8 @@ from seamhost_persistence_jsonl.store import JsonlStore
 
 from seamhost.session.codec import EventCatalog
 from seamhost.session.events import CORE_EVENTS, Event
+from seamhost.session.live import Session
 from seamhost.session.record import Record
-from seamhost.session.session import Session
 from seamhost.testing.persistence import append_all, make_header, sample_events
 from tests.persistence_jsonl.conftest import flip, flush, frame_spans, write_session
 

@@ -15,7 +15,7 @@ from seamhost_persistence_jsonl.errors import MixedEncoding, SessionExists, Writ
 from seamhost_persistence_jsonl.store import JsonlStore
 from seamhost_persistence_jsonl.writing import INLINE_BYTES
 
-from seamhost.session.session import Session
+from seamhost.session.live import Session
 from seamhost.testing.persistence import append_all, make_header, sample_events
 from tests.persistence_jsonl.conftest import flush, frame_spans, write_session
 
@@ -196,7 +196,7 @@ def test_status_follows_the_batches(root: Path) -> None:
 # A child process under RLIMIT_FSIZE: writes past the limit fail with EFBIG, as on a full disk.
 FAILING_WRITES = """
 import asyncio, json, os, resource, signal, sys, time
-from seamhost.session.session import Session
+from seamhost.session.live import Session
 from seamhost.testing.persistence import make_header
 from seamhost_persistence_jsonl.errors import WriteFailed
 from seamhost_persistence_jsonl.store import JsonlStore

@@ -5,11 +5,11 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from seamhost.agent import Agent
-from seamhost.approvals import set_policy
-from seamhost.bundle import build_bundle
-from seamhost.profile import resolve_profile
-from seamhost.sessions import create_session
+from seamhost.approval.service import set_policy
+from seamhost.kernel.bundle import build_bundle
+from seamhost.kernel.profile.resolve import resolve_profile
+from seamhost.run.agent import Agent
+from seamhost.run.sessions import create_session
 
 
 def test_the_model_is_told_when_the_approval_policy_changes(tmp_path: Path) -> None:

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import json
+from typing import Any
 
 import pytest
 
-from seamhost.bundle import BundleSnapshot, build_bundle
-from seamhost.discovery import discover
 from seamhost.errors import PluginConflict, PluginLoadError, SeamContractError
-from seamhost.profile import resolve_profile
-from seamhost.steps import StepContext
+from seamhost.kernel.bundle import BundleSnapshot, build_bundle
+from seamhost.kernel.plugins import discover
+from seamhost.kernel.profile.resolve import resolve_profile
+from seamhost.session.live import StepContext
 from seamhost.testing.sites import PluginSite
 from tests.conftest import BundleMaker, plugin_source, run_cli
 
@@ -37,7 +38,8 @@ def test_call_order_is_profile_order(make_bundle: BundleMaker, plugin_site: Plug
     async def proceed(ctx: StepContext) -> None:
         return None
 
-    asyncio.run(bundle.seams.agent_pre_step(StepContext(None, 1, 1), proceed))
+    no_session: Any = None  # the chain under test never reads it
+    asyncio.run(bundle.seams.agent_pre_step(StepContext(no_session, 1, 1), proceed))
     import seamhost_shared  # type: ignore[import-not-found]
 
     assert seamhost_shared.ORDER == ["zeta", "alpha", "mid"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from seamhost.exitcodes import ExitCode
+from seamhost.cli.exitcodes import ExitCode
 from tests.conftest import run_cli
 
 ROOT = Path(__file__).parent.parent.parent
@@ -62,7 +62,7 @@ def test_a_profile_without_a_model_exits_2(tmp_path: Path) -> None:
         "run", "--profile", str(profile), QUICKSTART, env={"SEAMHOST_HOME": str(tmp_path / "home")}
     )
     assert result.returncode == ExitCode.USAGE
-    assert "llm/adapter" in result.stderr
+    assert "llm/replay" in result.stderr
 
 
 def test_check_reports_an_unmet_expectation(tmp_path: Path) -> None:

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from seamhost import dispatch
-from seamhost.decisions import Decision, Verdict
-from seamhost.dispatch import Impl, Tracer
 from seamhost.errors import PluginConflict, SeamFailed, SeamUnavailable
+from seamhost.kernel import dispatch
+from seamhost.kernel.dispatch import Impl, Tracer
+from seamhost.tool.decision import Decision, Verdict
 
 OFF = Tracer(False)
 

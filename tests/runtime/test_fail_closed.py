@@ -1,7 +1,7 @@
 """The fail-closed matrix: for each seam, its provider missing and raising, through the agent.
 
 Each case runs one scripted call of a probe tool whose body leaves a marker file, and asserts the
-documented outcome (DESIGN §3.4) and whether a body started. Seams whose documented outcome lets
+documented outcome (design.md §3.4) and whether a body started. Seams whose documented outcome lets
 the call through (notify seams, or a missing optional wrapper) are in the matrix too: "fails
 closed" must not mean "fails always".
 """
@@ -14,12 +14,12 @@ from typing import Any
 
 import pytest
 
-from seamhost.agent import Agent
-from seamhost.bundle import build_bundle
-from seamhost.catalogue import SEAMS
 from seamhost.errors import SeamhostError
-from seamhost.profile import resolve_profile
-from seamhost.sessions import create_session
+from seamhost.kernel.bundle import build_bundle
+from seamhost.kernel.catalogue import SEAMS
+from seamhost.kernel.profile.resolve import resolve_profile
+from seamhost.run.agent import Agent
+from seamhost.run.sessions import create_session
 from seamhost.testing.sites import PluginSite
 from tests.conftest import plugin_source
 
@@ -64,6 +64,10 @@ RAISING = {
     "llm/adapter": (
         "@hookimpl\ndef llm_adapter(self):\n    raise RuntimeError('x')\n",
         '["llm/adapter"]',
+    ),
+    "llm/replay": (
+        "@hookimpl\ndef llm_replay(self, path):\n    raise RuntimeError('x')\n",
+        '["llm/replay"]',
     ),
     "llm/stream": (
         "@hookimpl\ndef llm_stream(self, request, call_next):\n    raise RuntimeError('x')\n",
@@ -124,6 +128,10 @@ CASES: dict[tuple[str, str], tuple[dict[str, tuple[str, str]], str, str, bool]] 
     ("agent/pre-step", "raising"): ({"bad": RAISING["agent/pre-step"]}, "", "turn-error", False),
     ("llm/adapter", "missing"): ({}, "no-model", "turn-error", False),
     ("llm/adapter", "raising"): ({"bad": RAISING["llm/adapter"]}, "no-model", "turn-error", False),
+    # `seamhost run SCENARIO` asks llm/replay before any session: no replayer, or a raising one,
+    # refuses the command at start-up (exit 2 or 1), and nothing runs.
+    ("llm/replay", "missing"): ({}, "replay", "startup", False),
+    ("llm/replay", "raising"): ({"bad": RAISING["llm/replay"]}, "replay", "startup", False),
     ("llm/stream", "missing"): ({}, "", "ok", True),
     ("llm/stream", "raising"): ({"bad": RAISING["llm/stream"]}, "", "turn-error", False),
     ("tools/pre-execute", "missing"): ({}, "", "ok", True),
@@ -192,7 +200,7 @@ def run_case(site: PluginSite, tmp: Path, extra: dict[str, tuple[str, str]], fla
     for name, (body, provides) in extra.items():
         site.add(name, plugin_source(body, name=name, provides=provides))
         tables.append(f"[plugins.{name}]\n")
-    if flags != "no-model":
+    if flags not in ("no-model", "replay"):
         tables.append(f'[plugins.model-scripted]\nscenario = "{scenario}"\n')
     if flags == "checkpoint":
         tables.append("[plugins.checkpoint-policy]\n")
@@ -205,6 +213,8 @@ def run_case(site: PluginSite, tmp: Path, extra: dict[str, tuple[str, str]], fla
     workspace.mkdir(exist_ok=True)
     try:
         bundle = build_bundle(resolve_profile(str(profile)))
+        if flags == "replay":
+            bundle.seams.llm_replay(scenario)
         session = create_session(bundle)
         agent = Agent(bundle, session, workspace=workspace)
     except SeamhostError:  # every start-up refusal is a seamhost error, named, not a crash

@@ -19,14 +19,14 @@ import click
 import pluggy
 import pytest
 
-from seamhost import hookspecs
-from seamhost.bundle import TRACE_ENV
-from seamhost.catalogue import SEAMS, Seam
 from seamhost.cli import main
-from seamhost.discovery import DISABLE_ENV
-from seamhost.exitcodes import ExitCode
-from seamhost.profile import PROFILE_PATH_ENV
-from seamhost.results import ErrorCode
+from seamhost.cli.exitcodes import ExitCode
+from seamhost.errors import ErrorCode
+from seamhost.kernel import hookspecs
+from seamhost.kernel.bundle import TRACE_ENV
+from seamhost.kernel.catalogue import SEAMS, Seam
+from seamhost.kernel.plugins import DISABLE_ENV
+from seamhost.kernel.profile.resolve import PROFILE_PATH_ENV
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -1,4 +1,4 @@
-"""The governed call (DESIGN §5): every refusal has its code and no body starts after one."""
+"""The governed call (design.md §5): every refusal has its code and no body starts after one."""
 
 from __future__ import annotations
 
@@ -9,15 +9,15 @@ from typing import Any
 import orjson
 import pytest
 
-from seamhost.approvals import ApprovalService
-from seamhost.bundle import Bundle
+from seamhost.approval.service import ApprovalService
 from seamhost.jsonvalue import digest
-from seamhost.model import ToolCallProposal
-from seamhost.pipeline import ToolPipeline
-from seamhost.results import ToolResult
+from seamhost.kernel.bundle import Bundle
+from seamhost.llm.adapter import ToolCallProposal
+from seamhost.run.pipeline import ToolPipeline
+from seamhost.run.sessions import create_session
 from seamhost.session.events import SandboxModeChanged, TurnStart
-from seamhost.session.session import Session
-from seamhost.sessions import create_session
+from seamhost.session.live import Session
+from seamhost.tool.result import ToolResult
 from tests.conftest import BundleMaker, plugin_source, plugin_state
 
 PROBE_MODULE = """
@@ -145,7 +145,7 @@ def runs(bundle: Bundle) -> list[tuple[str, str, str]]:
 
 
 def codes(results: list[ToolResult]) -> list[str]:
-    return [r.error.code.value if r.error else "ok" for r in results]
+    return [r.error.code if r.error else "ok" for r in results]
 
 
 def types(session: Session) -> list[str]:
@@ -428,3 +428,89 @@ def test_an_approval_is_never_reused(make_bundle: BundleMaker, workspace: Path) 
     assert len(decided) == 2, (
         "the replayed call id was asked again, not granted by the old approval"
     )
+
+
+ASKING_FLOOR = """
+asked = []
+@hookimpl
+def tools_pre_execute(self, call):
+    return Decision.ask("every write needs a human")
+@hookimpl
+def tools_guard(self, call):
+    if call.arguments.get("path") == "floor":
+        return Decision.deny("below the floor")
+    return None
+@hookimpl
+def approval_request(self, request):
+    Plugin.asked.append(request.call_id)
+    return ApprovalOutcome.ALLOWED_ONCE
+"""
+
+
+def test_guards_run_before_approval_so_nobody_is_asked_about_a_denied_call(
+    make_bundle: BundleMaker, tmp_path: Path
+) -> None:
+    bundle = make_bundle(
+        {
+            "probe": PROBE_MODULE + plugin_source(PROBE, name="probe"),
+            "floor": plugin_source(ASKING_FLOOR, name="floor"),
+        }
+    )
+    results, session = run_step(
+        bundle, tmp_path, propose(("write", {"path": "floor"}), ("write", {"path": "ok"}))
+    )
+    assert codes(results) == ["DENIED_BY_GUARD", "ok"]
+    assert plugin_state(bundle, "floor").asked == ["c2"]  # the floor's call was never asked
+    asked = [r.data["call_id"] for r in session.records if r.type == "approval/asked"]
+    assert asked == ["c2"]
+    assert [r[2] for r in runs(bundle) if r[0] == "start"] == ["c2"]
+
+
+OBSERVER = """
+seen = []
+@hookimpl
+def tools_result(self, call, result):
+    Plugin.seen.append((call.call_id if call is not None else None, result.call_id,
+                        result.error.code if result.error else "ok"))
+"""
+
+
+def test_result_observers_see_every_settled_call_refusals_included(
+    make_bundle: BundleMaker, tmp_path: Path
+) -> None:
+    bundle = make_bundle(
+        {
+            "probe": PROBE_MODULE + plugin_source(PROBE, name="probe"),
+            "policy": plugin_source(POLICY, name="policy"),
+            "answerer": plugin_source(ANSWERER, name="answerer"),
+            "observer": plugin_source(OBSERVER, name="observer"),
+        }
+    )
+    proposals = propose(
+        ("nope", {}),
+        ("read", "{not json"),
+        ("read", {"path": "deny"}),
+        ("read", {"path": "floor"}),
+        ("read", {"path": "ask-no"}),
+        ("read", {"path": "fine"}),
+    )
+    results, _ = run_step(bundle, tmp_path, proposals)
+    expected = [
+        "UNKNOWN_TOOL",
+        "INVALID_ARGUMENTS",
+        "DENIED_BY_POLICY",
+        "DENIED_BY_GUARD",
+        "APPROVAL_REJECTED",
+        "ok",
+    ]
+    assert codes(results) == expected
+    seen = plugin_state(bundle, "observer").seen
+    # in model order; no invocation exists yet for the first two refusals
+    assert seen == [
+        (None, "c1", "UNKNOWN_TOOL"),
+        (None, "c2", "INVALID_ARGUMENTS"),
+        ("c3", "c3", "DENIED_BY_POLICY"),
+        ("c4", "c4", "DENIED_BY_GUARD"),
+        ("c5", "c5", "APPROVAL_REJECTED"),
+        ("c6", "c6", "ok"),
+    ]

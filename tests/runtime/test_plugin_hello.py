@@ -3,7 +3,7 @@
 The CLI half installs the runtime and the example into a *fresh* virtual environment (never the
 workspace's, where every first-party plugin is installed) and drives that environment's
 ``seamhost`` command: discovery through the real entry point, profile validation, and the errors
-an operator meets (DESIGN §3.1, §3.2, §8).
+an operator meets (design.md §3.1, §3.2, §8).
 
 The behaviour half (the tool's output, the policy's votes) runs in-process: the example's module
 is installed into a ``plugin_site`` under its own name, with the same entry point
@@ -24,14 +24,20 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from seamhost.bundle import Bundle, build_bundle
-from seamhost.decisions import Decision, Verdict
 from seamhost.errors import ConfigError
 from seamhost.jsonvalue import digest, freeze
-from seamhost.profile import resolve_profile
-from seamhost.sandbox import SandboxMode
+from seamhost.kernel.bundle import Bundle, build_bundle
+from seamhost.kernel.profile.resolve import resolve_profile
+from seamhost.sandbox.policy import SandboxMode
 from seamhost.schema import compile_schema
-from seamhost.tools import RegisteredTool, ToolContext, ToolInvocation, ToolOutput, ToolSpec
+from seamhost.tool.call import (
+    RegisteredTool,
+    ToolContext,
+    ToolInvocation,
+    ToolOutput,
+    ToolSpec,
+)
+from seamhost.tool.decision import Decision, Verdict
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

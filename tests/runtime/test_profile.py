@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from seamhost.bundle import build_bundle
+from seamhost.cli.exitcodes import ExitCode
 from seamhost.errors import (
     ConfigError,
     MissingSeams,
@@ -16,9 +16,9 @@ from seamhost.errors import (
     ProfileCycle,
     ProfileNotFound,
 )
-from seamhost.exitcodes import ExitCode
-from seamhost.profile import resolve_profile
-from seamhost.sandbox import SandboxMode
+from seamhost.kernel.bundle import build_bundle
+from seamhost.kernel.profile.resolve import resolve_profile
+from seamhost.sandbox.policy import SandboxMode
 from seamhost.testing.sites import PluginSite
 from tests.conftest import plugin_source, run_cli
 

@@ -1,4 +1,5 @@
-"""Repair (DESIGN §6): classification from the durable prefix, and its properties on real logs."""
+"""Repair (design.md §6): classification from the durable prefix, and its properties on real
+logs."""
 
 from __future__ import annotations
 
@@ -11,14 +12,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from seamhost.agent import Agent
-from seamhost.bundle import Bundle, build_bundle
-from seamhost.lifecycle import shape_problems
-from seamhost.profile import resolve_profile
-from seamhost.repair import apply_repair, plan_repair
+from seamhost.kernel.bundle import Bundle, build_bundle
+from seamhost.kernel.profile.resolve import resolve_profile
+from seamhost.run.agent import Agent
+from seamhost.run.sessions import bind_session
+from seamhost.session.live import Session
 from seamhost.session.memory import MemoryStore
 from seamhost.session.record import Record
-from seamhost.session.session import Session
+from seamhost.session.repair import apply_repair, plan_repair
+from seamhost.session.shape import shape_problems
 from seamhost.session.store import SessionHeader
 from seamhost.testing.sites import PluginSite
 from tests.conftest import plugin_source
@@ -106,7 +108,7 @@ def run_scenario(make: Any, tmp: Path, turns: list[list[list[tuple[str, str]]]])
     bundle: Bundle = make(profile)
     store = MemoryStore()
     header = SessionHeader("s", 1, "/", bundle.snapshot.to_json(), {"barriers": True})
-    session = Session(store.create(header), seams=bundle.seams, catalog=bundle.catalog)
+    session = bind_session(bundle, store.create(header))
     agent = Agent(bundle, session, workspace=tmp)
 
     async def drive() -> None:

@@ -1,4 +1,5 @@
-"""The scenario format (seamhost.scenario): TOML and JSON load to the same model, and every
+"""The scenario format (seamhost_model_scripted.scenario): TOML and JSON load to the same model,
+and every
 problem is reported with the file and the key path."""
 
 from __future__ import annotations
@@ -11,12 +12,8 @@ import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from seamhost import scenario as scenario_module
-from seamhost.errors import ConfigError
-from seamhost.jsonvalue import INT64_MAX, INT64_MIN
-from seamhost.results import ErrorCode
-from seamhost.scenario import (
+from seamhost_model_scripted import scenario as scenario_module
+from seamhost_model_scripted.scenario import (
     GENERATED_ID,
     OUTCOMES,
     Scenario,
@@ -25,6 +22,9 @@ from seamhost.scenario import (
     ScenarioTurn,
     load_scenario,
 )
+
+from seamhost.errors import ConfigError, ErrorCode
+from seamhost.jsonvalue import INT64_MAX, INT64_MIN
 
 if TYPE_CHECKING:
     from pathlib import Path

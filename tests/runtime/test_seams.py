@@ -11,17 +11,24 @@ from typing import Any
 
 import pytest
 
-from seamhost.approval import ApprovalOutcome, ApprovalRequest
-from seamhost.decisions import Verdict
-from seamhost.errors import PluginConflict, PluginLoadError, SeamFailed, SeamUnavailable
+from seamhost.approval.request import ApprovalOutcome, ApprovalRequest
+from seamhost.errors import ErrorCode, PluginConflict, PluginLoadError, SeamFailed, SeamUnavailable
 from seamhost.jsonvalue import freeze
-from seamhost.model import ModelRequest, TextDelta
-from seamhost.results import ErrorCode, ToolResult
-from seamhost.sandbox import ConfineRequest, SandboxMode
+from seamhost.llm.adapter import ModelRequest, TextDelta
+from seamhost.run.sessions import create_session
+from seamhost.sandbox.confinement import ConfineRequest
+from seamhost.sandbox.policy import SandboxMode
 from seamhost.session.events import TurnStart
-from seamhost.sessions import create_session
-from seamhost.steps import StepContext
-from seamhost.tools import RegisteredTool, ToolExecution, ToolInvocation, ToolOutput, ToolSpec
+from seamhost.session.live import StepContext
+from seamhost.tool.call import (
+    RegisteredTool,
+    ToolExecution,
+    ToolInvocation,
+    ToolOutput,
+    ToolSpec,
+)
+from seamhost.tool.decision import Verdict
+from seamhost.tool.result import ToolResult
 from tests.conftest import BundleMaker, plugin_source, plugin_state
 
 TOOL = """
@@ -216,8 +223,9 @@ def test_seam_agent_pre_step(make_bundle: BundleMaker) -> None:
     async def proceed(ctx: StepContext) -> None:
         ran.append(ctx.step)
 
-    run(bundle.seams.agent_pre_step(StepContext(None, 1, 1), proceed))
-    run(bundle.seams.agent_pre_step(StepContext(None, 1, 2), proceed))
+    no_session: Any = None  # the chain under test never reads it
+    run(bundle.seams.agent_pre_step(StepContext(no_session, 1, 1), proceed))
+    run(bundle.seams.agent_pre_step(StepContext(no_session, 1, 2), proceed))
     assert ran == [1], "an implementation that does not call call_next stops the step"
     assert plugin_state(bundle, "gate").log == [("gate", 1), ("gate", 2)]
 
@@ -238,7 +246,7 @@ def request() -> ModelRequest:
 
 
 def test_seam_llm_adapter(make_bundle: BundleMaker) -> None:
-    source = "from seamhost.model import TextDelta\n" + plugin_source(
+    source = "from seamhost.llm.adapter import TextDelta\n" + plugin_source(
         ADAPTER, name="echo", provides='["llm/adapter"]'
     )
     bundle = make_bundle({"echo": source})
@@ -253,6 +261,41 @@ def test_seam_llm_adapter(make_bundle: BundleMaker) -> None:
         empty.seams.llm_adapter()
 
 
+REPLAY = """
+@hookimpl
+def llm_replay(self, path):
+    from seamhost import Expectation
+
+    class Script:
+        workspace = {"seed.txt": path.read_text()}
+        user_messages = ("hi",)
+
+        def expectations(self, profile, first_turn):
+            yield Expectation(f"call-{first_turn}-1-1", "t", profile)
+
+    return Script()
+"""
+
+
+def test_seam_llm_replay(make_bundle: BundleMaker, tmp_path: Path) -> None:
+    bundle = make_bundle(
+        {"replayer": plugin_source(REPLAY, name="replayer", provides='["llm/replay"]')}
+    )
+    recorded = tmp_path / "s.txt"
+    recorded.write_text("seeded")
+    script = bundle.seams.llm_replay(recorded)
+    assert script.workspace == {"seed.txt": "seeded"}
+    assert list(script.user_messages) == ["hi"]
+    assert list(script.expectations("ci", 3)) == [("call-3-1-1", "t", "ci")]
+    broken = "@hookimpl\ndef llm_replay(self, path):\n    raise RuntimeError('bad file')\n"
+    failing = make_bundle({"bad": plugin_source(broken, name="bad", provides='["llm/replay"]')})
+    with pytest.raises(SeamFailed, match="bad file"):
+        failing.seams.llm_replay(recorded)
+    empty = make_bundle({"alpha": plugin_source(TOOL.format(tool="t"), name="alpha")})
+    with pytest.raises(SeamUnavailable, match="llm/replay"):
+        empty.seams.llm_replay(recorded)
+
+
 SHOUT = """
 @hookimpl
 def llm_stream(self, request, call_next):
@@ -264,7 +307,7 @@ def llm_stream(self, request, call_next):
 
 
 def test_seam_llm_stream(make_bundle: BundleMaker) -> None:
-    imports = "from seamhost.model import TextDelta\n"
+    imports = "from seamhost.llm.adapter import TextDelta\n"
     bundle = make_bundle(
         {
             "shout": imports + plugin_source(SHOUT, name="shout"),
@@ -370,7 +413,7 @@ def test_seam_tools_execute(make_bundle: BundleMaker) -> None:
     bundle = make_bundle({"broken": plugin_source(broken, name="broken")})
     result = run(bundle.seams.tools_execute(execution, body))
     assert result.error is not None
-    assert result.error.code is ErrorCode.TOOL_ERROR
+    assert result.error.code == ErrorCode.TOOL_ERROR
     assert 'plugin "broken"' in result.error.message
 
 
@@ -419,7 +462,7 @@ def test_seam_tools_post_execute(make_bundle: BundleMaker) -> None:
     )
     out = run(bundle.seams.tools_post_execute(invocation(), result))
     assert out.error is not None
-    assert out.error.code is ErrorCode.POST_EXECUTE_BLOCKED
+    assert out.error.code == ErrorCode.POST_EXECUTE_BLOCKED
     assert "hunter2" not in out.content
     assert 'plugin "block"' in out.error.message
 
@@ -441,7 +484,7 @@ def test_seam_tools_result(make_bundle: BundleMaker) -> None:
 
 
 SERVICE = """
-from seamhost.approvals import ApprovalService as _Service
+from seamhost.approval.service import ApprovalService as _Service
 @hookimpl
 def approval_service(self):
     return self._Service(default_policy="never", timeout=1.0)

@@ -18,9 +18,9 @@ from seamhost.errors import EventRejected, UnknownEventType
 from seamhost.jsonvalue import thaw
 from seamhost.session.codec import core_catalog, schema_of
 from seamhost.session.events import CORE_EVENTS, AssistantMessage, Event, ProposedCall, TurnStart
+from seamhost.session.live import Session
 from seamhost.session.memory import MemorySessionError, MemoryStore
 from seamhost.session.record import MalformedRecord, Record, parse_envelope
-from seamhost.session.session import Session
 from seamhost.session.store import SessionHeader
 
 

@@ -20,9 +20,9 @@ from seamhost_sandbox_local.plugin import SandboxLocal, find_backend
 from seamhost_sandbox_local.probing import NOT_CONFINING, report_of
 from seamhost_sandbox_local.report import BackendReport
 
-from seamhost.descriptor import PluginContext
 from seamhost.jsonvalue import freeze
-from seamhost.sandbox import SandboxPolicy
+from seamhost.kernel.plugins import PluginContext
+from seamhost.sandbox.policy import SandboxPolicy
 
 # Layouts must not live under /tmp: bubblewrap mounts a private /tmp over it, so an escape
 # aimed there would fail for the wrong reason (the target out of sight, not refused).

@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 from seamhost_sandbox_local.plugin import SandboxLocal
 
-from seamhost.sandbox import ConfinedCommand, ConfineRequest, SandboxMode
+from seamhost.sandbox.confinement import ConfinedCommand, ConfineRequest
+from seamhost.sandbox.policy import SandboxMode
 from seamhost.testing.sandbox import INTERPRETER, processes_mentioning
 from tests.sandbox_local.conftest import make_plugin, working
 

@@ -12,7 +12,8 @@ from seamhost_sandbox_local import launch
 from seamhost_sandbox_local.landlock import LAUNCHER, Landlock
 from seamhost_sandbox_local.verdicts import launcher_verdict
 
-from seamhost.sandbox import ConfineRequest, SandboxMode
+from seamhost.sandbox.confinement import ConfineRequest
+from seamhost.sandbox.policy import SandboxMode
 from tests.sandbox_local.conftest import working
 
 RO, WW = SandboxMode.READ_ONLY, SandboxMode.WORKSPACE_WRITE

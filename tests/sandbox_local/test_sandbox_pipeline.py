@@ -18,10 +18,10 @@ from typing import Any
 import attrs
 import pytest
 
-from seamhost.agent import Agent
-from seamhost.bundle import build_bundle
-from seamhost.profile import resolve_profile
-from seamhost.sessions import create_session
+from seamhost.kernel.bundle import build_bundle
+from seamhost.kernel.profile.resolve import resolve_profile
+from seamhost.run.agent import Agent
+from seamhost.run.sessions import create_session
 from tests.sandbox_local.conftest import working
 
 SCENARIO = """\

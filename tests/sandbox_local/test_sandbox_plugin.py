@@ -22,11 +22,12 @@ from seamhost_sandbox_local.config import Settings
 from seamhost_sandbox_local.plugin import find_backend
 from seamhost_sandbox_local.probing import Inspection, cached_report, probe, report_of
 
-from seamhost.bundle import build_bundle
-from seamhost.discovery import discover
 from seamhost.errors import ConfigError
-from seamhost.profile import resolve_profile
-from seamhost.sandbox import ConfinedCommand, ConfineRequest, SandboxMode
+from seamhost.kernel.bundle import build_bundle
+from seamhost.kernel.plugins import discover
+from seamhost.kernel.profile.resolve import resolve_profile
+from seamhost.sandbox.confinement import ConfinedCommand, ConfineRequest
+from seamhost.sandbox.policy import SandboxMode
 from tests.sandbox_local.conftest import make_plugin, working
 
 RO, WW, FULL = (

@@ -16,13 +16,13 @@ from typing import Any
 
 import pytest
 
-from seamhost.bundle import Bundle, build_bundle
-from seamhost.decisions import Decision
 from seamhost.jsonvalue import digest, freeze
-from seamhost.profile import resolve_profile
-from seamhost.sandbox import SandboxMode
+from seamhost.kernel.bundle import Bundle, build_bundle
+from seamhost.kernel.profile.resolve import resolve_profile
+from seamhost.sandbox.policy import SandboxMode
 from seamhost.testing.sites import PluginSite
-from seamhost.tools import ToolInvocation
+from seamhost.tool.call import ToolInvocation
+from seamhost.tool.decision import Decision
 
 TOOLS_PLUGIN = """
 from seamhost import PluginDescriptor, ToolOutput, ToolSpec, hookimpl

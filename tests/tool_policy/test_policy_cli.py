@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from seamhost.exitcodes import ExitCode
+from seamhost.cli.exitcodes import ExitCode
 from tests.tool_policy.conftest import PolicyLab
 
 SEAMHOST = Path(sys.executable).with_name("seamhost")

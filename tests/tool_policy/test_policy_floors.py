@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from seamhost_tool_policy import ToolPolicy
 
-from seamhost.bundle import Bundle
-from seamhost.decisions import Verdict
 from seamhost.errors import ConfigError
-from seamhost.profile import resolve_profile
+from seamhost.kernel.bundle import Bundle
+from seamhost.kernel.profile.resolve import resolve_profile
+from seamhost.tool.decision import Verdict
 from tests.tool_policy.conftest import PolicyLab
 
 BASE = """

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from seamhost.decisions import Verdict
+from seamhost.tool.decision import Verdict
 from tests.tool_policy.conftest import PolicyLab
 
 OUTSIDE_ASKS = """

@@ -7,8 +7,8 @@ from typing import Any
 
 from seamhost_tool_policy import descriptor
 
-from seamhost.discovery import discover
 from seamhost.jsonvalue import thaw
+from seamhost.kernel.plugins import discover
 
 
 def objects(schema: Mapping[str, Any], path: str = "") -> Iterator[tuple[str, Mapping[str, Any]]]:

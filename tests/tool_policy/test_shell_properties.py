@@ -20,11 +20,17 @@ from seamhost_tool_policy import ToolPolicy
 from seamhost_tool_policy.splitter import split
 from seamhost_tool_policy.unwrap import analyse_script
 
-from seamhost.decisions import Verdict
-from seamhost.descriptor import PluginContext
 from seamhost.jsonvalue import freeze
-from seamhost.sandbox import SandboxMode, SandboxPolicy
-from seamhost.tools import RegisteredTool, ToolContext, ToolInvocation, ToolOutput, ToolSpec
+from seamhost.kernel.plugins import PluginContext
+from seamhost.sandbox.policy import SandboxMode, SandboxPolicy
+from seamhost.tool.call import (
+    RegisteredTool,
+    ToolContext,
+    ToolInvocation,
+    ToolOutput,
+    ToolSpec,
+)
+from seamhost.tool.decision import Verdict
 
 RESERVED = frozenset(
     {

@@ -15,13 +15,13 @@ import pytest
 from seamhost_tools.plugin import build_tools
 from seamhost_tools.settings import ToolSettings
 
-from seamhost.bundle import make_plugin_manager
-from seamhost.facade import Seams
 from seamhost.jsonvalue import freeze, thaw
-from seamhost.runner import DEFAULT_OUTPUT_LIMIT, SandboxRunner
-from seamhost.sandbox import SandboxMode
+from seamhost.kernel.bundle import make_plugin_manager
+from seamhost.kernel.seams import Seams
+from seamhost.sandbox.policy import SandboxMode
+from seamhost.sandbox.runner import DEFAULT_OUTPUT_LIMIT, SandboxRunner
 from seamhost.schema import compile_schema
-from seamhost.tools import ToolContext, ToolOutput, ToolSpec
+from seamhost.tool.call import ToolContext, ToolOutput, ToolSpec
 
 
 @attrs.frozen
@@ -91,7 +91,7 @@ def call_tool(layout: Layout) -> ToolCaller:
         assert problem is None, f"test arguments do not match the input schema: {problem}"
         root = workspace or layout.workspace
         runner = SandboxRunner(
-            seams or no_provider_seams(),
+            (seams or no_provider_seams()).confine,
             mode=mode,
             workspace=root,
             writable_roots=writable_roots,

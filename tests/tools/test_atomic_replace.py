@@ -1,5 +1,5 @@
-"""Replacing a file (`seamhost.paths.Replacement.commit`) on real files: what it keeps, what it
-leaves behind after a success and after real failures, and what it still refuses.
+"""Replacing a file (`seamhost.sandbox.paths.Replacement.commit`) on real files: what it keeps,
+what it leaves behind after a success and after real failures, and what it still refuses.
 
 Tests that change owners or run a child as another user need root, and are skipped otherwise.
 """
@@ -20,9 +20,10 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from seamhost.paths import PathDenied, PathPolicy
-from seamhost.results import ErrorCode, ToolFailed
-from seamhost.sandbox import SandboxMode
+from seamhost.errors import ErrorCode
+from seamhost.sandbox.paths import PathDenied, PathPolicy
+from seamhost.sandbox.policy import SandboxMode
+from seamhost.tool.result import ToolFailed
 
 if TYPE_CHECKING:
     from tests.tools.conftest import Layout, ToolCaller
@@ -79,7 +80,7 @@ def shared_dir() -> Iterator[Path]:
 # argv[2]) and replaces argv[3] under the workspace argv[1] with argv[4]; prints the outcome.
 AS_NOBODY = f"""
     import os, sys
-    from seamhost.paths import PathPolicy
+    from seamhost.sandbox.paths import PathPolicy
     os.setgroups([int(g) for g in sys.argv[2].split(",") if g])
     os.setgid({NOBODY})
     os.setuid({NOBODY})
@@ -137,7 +138,7 @@ def test_a_new_file_gets_the_mode_the_umask_gives(layout: Layout, umask: int) ->
 WITHOUT_PROC = """
     import os, sys
     os.umask(0o027)
-    from seamhost.paths import PathPolicy
+    from seamhost.sandbox.paths import PathPolicy
     assert not os.path.exists("/proc/self/status")
     with PathPolicy("workspace-write", sys.argv[1]).open_for_replace("new") as replacement:
         replacement.commit(b"x")
@@ -232,7 +233,7 @@ def test_a_name_of_the_longest_length_is_replaced(layout: Layout) -> None:
 
 FILE_SIZE_LIMITED = """
     import resource, sys
-    from seamhost.paths import PathPolicy
+    from seamhost.sandbox.paths import PathPolicy
     limit = int(sys.argv[2])
     resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))  # Python ignores SIGXFSZ
     try:
@@ -283,7 +284,7 @@ def test_a_failed_write_file_call_keeps_the_old_content(
             call_tool("write_file", {"path": "f.txt", "content": "n" * (2 * MIB)})
     finally:
         resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
-    assert failed.value.code is ErrorCode.TOOL_ERROR
+    assert failed.value.code == ErrorCode.TOOL_ERROR
     assert failed.value.message == f"cannot write {target}: File too large"
     assert target.read_text() == "old\n"
     assert sorted(p.name for p in layout.workspace.iterdir()) == ["f.txt"]

@@ -11,9 +11,10 @@ import pytest
 from seamhost_tools.filework import off_loop
 from seamhost_tools.settings import ToolSettings
 
+from seamhost.errors import ErrorCode
 from seamhost.jsonvalue import thaw
-from seamhost.results import ErrorCode, ToolFailed
-from seamhost.sandbox import SandboxMode
+from seamhost.sandbox.policy import SandboxMode
+from seamhost.tool.result import ToolFailed
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -121,7 +122,7 @@ def test_read_refuses_what_is_not_a_regular_file(call_tool: ToolCaller, layout: 
     (layout.workspace / "dir").mkdir()
     # A FIFO with no writer would block a plain open forever.
     fifo = failure(call_tool, "read_file", {"path": "pipe"})
-    assert fifo.code is ErrorCode.TOOL_ERROR
+    assert fifo.code == ErrorCode.TOOL_ERROR
     assert "not a regular file" in fifo.message
     assert "use list_dir" in failure(call_tool, "read_file", {"path": "dir"}).message
     missing = failure(call_tool, "read_file", {"path": "nope.txt"})
@@ -165,7 +166,7 @@ def test_list_dir_is_capped(call_tool: ToolCaller, layout: Layout) -> None:
 def test_list_empty_and_missing(call_tool: ToolCaller, layout: Layout) -> None:
     (layout.workspace / "empty").mkdir()
     assert call_tool("list_dir", {"path": "empty"}).content.endswith("is empty]")
-    assert failure(call_tool, "list_dir", {"path": "nope"}).code is ErrorCode.TOOL_ERROR
+    assert failure(call_tool, "list_dir", {"path": "nope"}).code == ErrorCode.TOOL_ERROR
 
 
 # --------------------------------------------------------------------------------------------
@@ -192,7 +193,7 @@ def test_write_needs_create_dirs_for_missing_directories(
     call_tool: ToolCaller, layout: Layout
 ) -> None:
     refused = failure(call_tool, "write_file", {"path": "a/b/c.txt", "content": "x"})
-    assert refused.code is ErrorCode.TOOL_ERROR
+    assert refused.code == ErrorCode.TOOL_ERROR
     assert "pass create_dirs" in refused.message
     assert not (layout.workspace / "a").exists()
     call_tool("write_file", {"path": "a/b/c.txt", "content": "x", "create_dirs": True})
@@ -201,7 +202,7 @@ def test_write_needs_create_dirs_for_missing_directories(
 
 def test_write_in_read_only_is_refused(call_tool: ToolCaller, layout: Layout) -> None:
     refused = failure(call_tool, "write_file", {"path": "new.txt", "content": "x"}, mode=RO)
-    assert refused.code is ErrorCode.SANDBOX_DENIED
+    assert refused.code == ErrorCode.SANDBOX_DENIED
     assert "read-only" in refused.message
     assert list(layout.workspace.iterdir()) == []
 
@@ -234,8 +235,8 @@ def test_write_and_edit_escapes_are_refused(
         edit = failure(
             call_tool, "edit_file", {"path": path, "old": "secret", "new": "x"}, mode=mode
         )
-        assert write.code is ErrorCode.SANDBOX_DENIED, path
-        assert edit.code is ErrorCode.SANDBOX_DENIED, path
+        assert write.code == ErrorCode.SANDBOX_DENIED, path
+        assert edit.code == ErrorCode.SANDBOX_DENIED, path
     assert layout.outside_state() == before
 
 
@@ -263,7 +264,7 @@ def test_a_hard_linked_file_is_refused_even_under_full_access(
             call_tool, "edit_file", {"path": path, "old": "secret", "new": "x"}, mode=FULL
         )
         for failed in (write, edit):
-            assert failed.code is ErrorCode.TOOL_ERROR  # not a sandbox refusal: nothing confines
+            assert failed.code == ErrorCode.TOOL_ERROR  # not a sandbox refusal: nothing confines
             assert "has 2 hard links" in failed.message
             assert "Remove the other links" in failed.message
     assert layout.outside_state() == before
@@ -308,7 +309,7 @@ def test_edit_fails_unless_unique(
     target.write_text(text)
     before = target.stat()
     failed = failure(call_tool, "edit_file", {"path": "f.txt", "old": old, "new": "Z"})
-    assert failed.code is ErrorCode.TOOL_ERROR
+    assert failed.code == ErrorCode.TOOL_ERROR
     expected = "does not occur" if count == 0 else f"occurs {count} times"
     assert expected in failed.message
     assert target.read_text() == text
@@ -334,7 +335,7 @@ def test_edit_refusals_leave_the_file_alone(call_tool: ToolCaller, layout: Layou
     )
     assert "300 bytes, more than edit_file loads (100 bytes)" in too_big.message
     missing = failure(call_tool, "edit_file", {"path": "nope.txt", "old": "a", "new": "b"})
-    assert missing.code is ErrorCode.TOOL_ERROR
+    assert missing.code == ErrorCode.TOOL_ERROR
     assert not (ws / "nope.txt").exists()
     assert (ws / "bin").read_bytes() == b"\xff\xfeold"
     assert (ws / "big.txt").read_text() == "old" * 100
@@ -343,7 +344,7 @@ def test_edit_refusals_leave_the_file_alone(call_tool: ToolCaller, layout: Layou
 def test_edit_in_read_only_is_refused(call_tool: ToolCaller, layout: Layout) -> None:
     (layout.workspace / "f.txt").write_text("abc")
     failed = failure(call_tool, "edit_file", {"path": "f.txt", "old": "b", "new": "x"}, mode=RO)
-    assert failed.code is ErrorCode.SANDBOX_DENIED
+    assert failed.code == ErrorCode.SANDBOX_DENIED
     assert (layout.workspace / "f.txt").read_text() == "abc"
 
 
@@ -380,5 +381,5 @@ def test_a_cancelled_body_waits_for_its_file_work(tmp_path: Path) -> None:
 def test_os_errors_name_the_full_path(call_tool: ToolCaller, layout: Layout) -> None:
     (layout.workspace / "file").write_text("x")
     failed = failure(call_tool, "write_file", {"path": "file/sub/new.txt", "content": "x"})
-    assert failed.code is ErrorCode.TOOL_ERROR
+    assert failed.code == ErrorCode.TOOL_ERROR
     assert failed.message == f"cannot write {layout.workspace / 'file'}: Not a directory"

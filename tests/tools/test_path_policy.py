@@ -1,4 +1,5 @@
-"""The shared path policy (`seamhost.paths`) on real files: every escape route in every mode.
+"""The shared path policy (`seamhost.sandbox.paths`) on real files: every escape route in every
+mode.
 
 Each escape is tried in ``workspace-write`` (refused, nothing outside changes), in ``read-only``
 (refused) and in ``danger-full-access`` (the same write really lands outside, which shows the
@@ -19,10 +20,11 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from seamhost import paths
 from seamhost.errors import SeamhostError
-from seamhost.paths import HardLinkedFile, PathDenied, PathPolicy
-from seamhost.sandbox import ConfineRequest, SandboxMode
+from seamhost.sandbox import paths
+from seamhost.sandbox.confinement import ConfineRequest
+from seamhost.sandbox.paths import HardLinkedFile, PathDenied, PathPolicy
+from seamhost.sandbox.policy import SandboxMode
 
 if TYPE_CHECKING:
     from tests.tools.conftest import Layout

@@ -17,8 +17,8 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from seamhost.paths import PathDenied, PathPolicy
-from seamhost.sandbox import SandboxMode
+from seamhost.sandbox.paths import PathDenied, PathPolicy
+from seamhost.sandbox.policy import SandboxMode
 
 COMPONENTS = [
     "a", "b", "f.txt", "new.txt", "..", ".", "ws", "out",

@@ -30,7 +30,7 @@ TEMP_NAME = re.compile(r"^\.big\.bin\.[0-9a-f]{16}\.seamhost-tmp$")
 
 ATOMIC = """
     import sys
-    from seamhost.paths import PathPolicy
+    from seamhost.sandbox.paths import PathPolicy
     policy = PathPolicy("workspace-write", sys.argv[1])
     contents = [b"o" * int(sys.argv[2]), b"n" * int(sys.argv[3])]
     print("ready", flush=True)

@@ -15,12 +15,14 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from seamhost_tools.settings import ToolSettings
 
-from seamhost.bundle import make_plugin_manager
-from seamhost.facade import Seams
-from seamhost.hookspecs import hookimpl
-from seamhost.results import ErrorCode, ToolFailed
-from seamhost.sandbox import ConfinedCommand, ConfineRequest, SandboxMode, Verdict
+from seamhost.errors import ErrorCode
+from seamhost.kernel.bundle import make_plugin_manager
+from seamhost.kernel.hookspecs import hookimpl
+from seamhost.kernel.seams import Seams
+from seamhost.sandbox.confinement import ConfinedCommand, ConfineRequest
+from seamhost.sandbox.policy import ExitVerdict, SandboxMode
 from seamhost.schema import compile_schema
+from seamhost.tool.result import ToolFailed
 from tests.tools.conftest import tool_spec
 
 if TYPE_CHECKING:
@@ -55,7 +57,7 @@ class EnvSandbox:
         )
 
 
-def _classify(returncode: int, stderr: bytes) -> Verdict:
+def _classify(returncode: int, stderr: bytes) -> ExitVerdict:
     return "denied" if returncode == DENIED_EXIT else "ok"
 
 
@@ -86,7 +88,7 @@ def test_confining_mode_without_provider_spawns_nothing(
     call_tool: ToolCaller, layout: Layout, mode: SandboxMode, arguments: dict[str, Any]
 ) -> None:
     failed = failure(call_tool, arguments, mode=mode)
-    assert failed.code is ErrorCode.SANDBOX_UNAVAILABLE
+    assert failed.code == ErrorCode.SANDBOX_UNAVAILABLE
     assert f"no usable sandbox for mode {mode}" in failed.message
     assert not (layout.workspace / "marker").exists()
 
@@ -118,7 +120,7 @@ def test_no_output(call_tool: ToolCaller) -> None:
 def test_non_zero_exit_is_an_error_with_the_code(call_tool: ToolCaller) -> None:
     out = call_tool("shell", {"command": "echo partial; exit 3"}, mode=FULL)
     assert out.is_error
-    assert out.error_code is ErrorCode.TOOL_ERROR
+    assert out.error_code == ErrorCode.TOOL_ERROR
     assert out.value["exit_code"] == 3
     assert out.value["stdout"] == "partial\n"
     assert out.content.startswith("exit code 3\n")
@@ -139,7 +141,7 @@ def test_argv_runs_without_a_shell(call_tool: ToolCaller) -> None:
 def test_a_program_that_cannot_start(call_tool: ToolCaller) -> None:
     out = call_tool("shell", {"argv": ["/nonexistent/program"]}, mode=FULL)
     assert out.is_error
-    assert out.error_code is ErrorCode.TOOL_ERROR
+    assert out.error_code == ErrorCode.TOOL_ERROR
     assert out.content.startswith("the command could not be run\n--- stderr ---\n")
     assert "/nonexistent/program" in out.value["stderr"]
 
@@ -195,7 +197,7 @@ def test_timeout_kills_the_process_group(call_tool: ToolCaller, layout: Layout) 
     command = "sleep 60 & echo $! > child.pid; wait"
     out = call_tool("shell", {"command": command, "timeout_seconds": 0.5}, mode=FULL)
     assert out.is_error
-    assert out.error_code is ErrorCode.TOOL_TIMEOUT
+    assert out.error_code == ErrorCode.TOOL_TIMEOUT
     assert out.value["timed_out"]
     assert out.value["exit_code"] is None
     assert out.content.startswith("timed out after 0.5 s")
@@ -209,7 +211,7 @@ def test_cancellation_kills_the_command(call_tool: ToolCaller, layout: Layout) -
         "shell", {"command": command, "timeout_seconds": 30}, mode=FULL, cancel_after=0.5
     )
     assert out.is_error
-    assert out.error_code is ErrorCode.ABORTED  # not TOOL_TIMEOUT: it did not wait 30 s
+    assert out.error_code == ErrorCode.ABORTED  # not TOOL_TIMEOUT: it did not wait 30 s
     child = int((layout.workspace / "child.pid").read_text())
     assert _wait_gone(child), f"background child {child} survived the cancellation"
 
@@ -234,14 +236,14 @@ def test_cwd_outside_the_workspace_is_refused(
     (layout.workspace / "door").symlink_to(layout.outside)
     for cwd in ("..", "door", str(layout.outside)):
         failed = failure(call_tool, {"command": "touch marker", "cwd": cwd}, mode=mode)
-        assert failed.code is ErrorCode.SANDBOX_DENIED
+        assert failed.code == ErrorCode.SANDBOX_DENIED
         assert "outside the workspace" in failed.message
     assert not (layout.outside / "marker").exists()
 
 
 def test_missing_cwd(call_tool: ToolCaller) -> None:
     failed = failure(call_tool, {"command": "true", "cwd": "nope"}, mode=FULL)
-    assert failed.code is ErrorCode.TOOL_ERROR
+    assert failed.code == ErrorCode.TOOL_ERROR
     assert "is not a directory" in failed.message
 
 
@@ -281,7 +283,7 @@ def test_denial_by_the_sandbox(call_tool: ToolCaller) -> None:
         "shell", {"command": f"exit {DENIED_EXIT}"}, mode=WW, seams=seams_with(EnvSandbox())
     )
     assert out.is_error
-    assert out.error_code is ErrorCode.SANDBOX_DENIED
+    assert out.error_code == ErrorCode.SANDBOX_DENIED
     assert out.content.startswith(
         f"the sandbox (env-wrapper) denied the command (exit code {DENIED_EXIT})"
     )
@@ -290,7 +292,7 @@ def test_denial_by_the_sandbox(call_tool: ToolCaller) -> None:
 def test_a_failing_provider_runs_nothing(call_tool: ToolCaller, layout: Layout) -> None:
     seams = seams_with(EnvSandbox(fail=True))
     failed = failure(call_tool, {"command": "touch marker"}, mode=WW, seams=seams)
-    assert failed.code is ErrorCode.SANDBOX_UNAVAILABLE
+    assert failed.code == ErrorCode.SANDBOX_UNAVAILABLE
     assert "no backend works here" in failed.message
     assert not (layout.workspace / "marker").exists()
 
@@ -333,7 +335,7 @@ def test_default_timeout_applies(call_tool: ToolCaller) -> None:
         mode=FULL,
         settings=ToolSettings(shell_timeout_seconds=0.3),
     )
-    assert out.error_code is ErrorCode.TOOL_TIMEOUT
+    assert out.error_code == ErrorCode.TOOL_TIMEOUT
     assert out.content.startswith("timed out after 0.3 s")
 
 
@@ -347,9 +349,11 @@ def test_a_descendant_holding_the_pipes_cannot_hang_the_runner(tmp_path: Path) -
     """The command ends; a process that left its group keeps stdout open: the run still returns."""
     import asyncio
 
-    from seamhost.runner import PIPE_GRACE_SECONDS, SandboxRunner
+    from seamhost.sandbox.runner import PIPE_GRACE_SECONDS, SandboxRunner
 
-    runner = SandboxRunner(Seams(make_plugin_manager()), SandboxMode.DANGER_FULL_ACCESS, tmp_path)
+    runner = SandboxRunner(
+        Seams(make_plugin_manager()).confine, SandboxMode.DANGER_FULL_ACCESS, tmp_path
+    )
     start = time.monotonic()
     result = asyncio.run(runner.run(("bash", "-c", "echo hi; setsid sleep 5 &")))
     elapsed = time.monotonic() - start

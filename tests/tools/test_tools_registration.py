@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from seamhost_tools import CONFIG_SCHEMA, TOOL_NAMES, descriptor
 
-from seamhost.bundle import Bundle, build_bundle
 from seamhost.errors import ConfigError
-from seamhost.profile import resolve_profile
+from seamhost.kernel.bundle import Bundle, build_bundle
+from seamhost.kernel.profile.resolve import resolve_profile
 from seamhost.schema import compile_schema
 
 EXPECTED = {

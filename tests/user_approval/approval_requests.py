@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from seamhost.approval import ApprovalRequest
+from seamhost.approval.request import ApprovalRequest
 from seamhost.jsonvalue import digest, freeze
-from seamhost.sandbox import SandboxMode
+from seamhost.sandbox.policy import SandboxMode
 
 
 def request(

@@ -25,18 +25,18 @@ import pytest
 from seamhost_user_approval import UserApproval
 from seamhost_user_approval.prompt import QUESTION
 
-from seamhost.bundle import Bundle, build_bundle
 from seamhost.jsonvalue import FrozenDict
-from seamhost.model import ToolCallProposal
-from seamhost.pipeline import ToolPipeline
-from seamhost.profile import resolve_profile
-from seamhost.results import ToolResult
+from seamhost.kernel.bundle import Bundle, build_bundle
+from seamhost.kernel.profile.resolve import resolve_profile
+from seamhost.llm.adapter import ToolCallProposal
+from seamhost.run.pipeline import ToolPipeline
+from seamhost.run.sessions import bind_session, create_session
 from seamhost.session.events import TurnStart
-from seamhost.session.session import Session
+from seamhost.session.live import Session
 from seamhost.session.store import SessionWriter
-from seamhost.sessions import create_session
 from seamhost.testing.approval import fallback_answerer
 from seamhost.testing.sites import PluginSite
+from seamhost.tool.result import ToolResult
 
 ROOT = Path(__file__).resolve().parents[2]
 ON_TERMINAL = Path(__file__).with_name("on_terminal.py")
@@ -289,7 +289,7 @@ def make_bench(plugin_site: PluginSite, tmp_path: Path) -> Iterator[BenchMaker]:
         bundle = build_bundle(resolve_profile(str(path)))
         session = create_session(bundle, session_id=f"ua-{len(sessions)}")
         if writer is not None:
-            session = Session(writer(session.writer), seams=bundle.seams, catalog=bundle.catalog)
+            session = bind_session(bundle, writer(session.writer))
         sessions.append(session)
         session.append(TurnStart(turn=1))
         workspace = tmp_path / "workspace"

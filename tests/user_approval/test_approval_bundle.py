@@ -10,18 +10,18 @@ import attrs
 import pytest
 from seamhost_user_approval import set_callback
 
-from seamhost.approval import ApprovalOutcome, ApprovalRequest
-from seamhost.approvals import Grant, set_policy
-from seamhost.errors import ConfigError
+from seamhost.approval.request import ApprovalOutcome, ApprovalRequest
+from seamhost.approval.service import Grant, set_policy
+from seamhost.errors import ConfigError, ErrorCode
 from seamhost.jsonvalue import digest
-from seamhost.profile import resolve_profile
-from seamhost.results import ErrorCode, ToolResult
+from seamhost.kernel.profile.resolve import resolve_profile
 from seamhost.session.record import Record
 from seamhost.session.store import SessionWriter
+from seamhost.tool.result import ToolResult
 from tests.user_approval.conftest import BenchMaker, probe
 
 
-def code(result: ToolResult) -> ErrorCode | None:
+def code(result: ToolResult) -> str | None:
     return result.error.code if result.error is not None else None
 
 
@@ -86,7 +86,7 @@ def test_policy_never_refuses_before_any_answerer_runs(make_bench: BenchMaker) -
     asked, answer = counting(ApprovalOutcome.ALLOWED_ONCE)
     set_callback(bench.bundle, answer)
     [result] = bench.run(probe())
-    assert code(result) is ErrorCode.APPROVAL_UNAVAILABLE
+    assert code(result) == ErrorCode.APPROVAL_UNAVAILABLE
     assert "approval policy is `never`" in result.error.message  # type: ignore[union-attr]
     assert asked == []
     assert bench.runs == []
@@ -100,7 +100,7 @@ def test_the_last_policy_event_overrides_the_profile(make_bench: BenchMaker) -> 
     set_policy(bench.session, "ask", "the operator, for this session")
     assert code(bench.run(probe("c1"), step=1)[0]) is None
     set_policy(bench.session, "never", "the operator changed their mind")
-    assert code(bench.run(probe("c2"), step=2)[0]) is ErrorCode.APPROVAL_UNAVAILABLE
+    assert code(bench.run(probe("c2"), step=2)[0]) == ErrorCode.APPROVAL_UNAVAILABLE
     assert asked == ["c1"]
     policies = bench.records("approval/policy")
     assert [(p["policy"], p["source"]) for p in policies] == [
@@ -127,7 +127,7 @@ def test_the_first_answerer_in_profile_order_wins(
     bench = make_bench(f"answerers = {answerers}\n" + ALLOW_ALL)
     set_callback(bench.bundle, lambda request: ApprovalOutcome.REJECTED)
     [result] = bench.run(probe())
-    assert code(result) is outcome
+    assert code(result) == outcome
     [decided] = bench.records("approval/decided")
     assert decided["message"].endswith(answered_by)
 
@@ -156,7 +156,7 @@ def test_nobody_answering_names_the_answerers_tried_and_what_to_configure(
     not_a_terminal.write_text("")
     bench = make_bench(f'answerers = ["rules", "tty"]\ntty_path = "{not_a_terminal}"')
     [result] = bench.run(probe())
-    assert code(result) is ErrorCode.APPROVAL_UNAVAILABLE
+    assert code(result) == ErrorCode.APPROVAL_UNAVAILABLE
     message = result.error.message  # type: ignore[union-attr]
     assert "user-approval tried rules: none are configured; " in message
     assert f"tty: no terminal: {not_a_terminal} is not a terminal; " in message
@@ -180,7 +180,7 @@ def test_the_overall_timeout_ends_the_chain_as_unavailable(make_bench: BenchMake
 
     set_callback(bench.bundle, ponder)
     [result] = bench.run(probe())
-    assert code(result) is ErrorCode.APPROVAL_UNAVAILABLE
+    assert code(result) == ErrorCode.APPROVAL_UNAVAILABLE
     message = result.error.message  # type: ignore[union-attr]
     assert message.startswith("no answer within 0.3s (tried: user-approval); refused; ")
     assert "callback: still answering when the approval was abandoned" in message
@@ -231,7 +231,7 @@ def test_a_failed_audit_append_refuses_the_call(make_bench: BenchMaker, refused:
     asked, answer = counting(ApprovalOutcome.ALLOWED_ONCE)
     set_callback(bench.bundle, answer)
     [result] = bench.run(probe())
-    assert code(result) is ErrorCode.APPROVAL_UNAVAILABLE
+    assert code(result) == ErrorCode.APPROVAL_UNAVAILABLE
     assert "could not be recorded" in result.error.message  # type: ignore[union-attr]
     assert "No space left on device" in result.error.message  # type: ignore[union-attr]
     assert bench.runs == []
@@ -312,7 +312,7 @@ def test_an_invalid_escalation_is_refused_before_anything_is_asked(
     asked, answer = counting(ApprovalOutcome.ALLOWED_ONCE)
     set_callback(bench.bundle, answer)
     [result] = bench.run(probe("c1", escalation))
-    assert code(result) is ErrorCode.ESCALATION_INVALID
+    assert code(result) == ErrorCode.ESCALATION_INVALID
     assert problem in result.error.message  # type: ignore[union-attr]
     assert asked == []
     assert bench.records("approval/asked") == []
@@ -343,7 +343,7 @@ def test_a_later_answerer_plugin_is_asked_when_user_approval_passes(
 ) -> None:
     bench = make_bench('answerers = ["rules"]', fallback=True)
     [result] = bench.run(probe())
-    assert code(result) is ErrorCode.APPROVAL_REJECTED
+    assert code(result) == ErrorCode.APPROVAL_REJECTED
     assert bench.fallback_asked == ["c1"]
     [decided] = bench.records("approval/decided")
     assert (decided["answerer"], decided["message"]) == ("ua-fallback", "rejected by ua-fallback")

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from seamhost_user_approval import CallbackRefused, set_callback
 
-from seamhost.approval import ApprovalOutcome, ApprovalRequest
-from seamhost.bundle import build_bundle
-from seamhost.profile import resolve_profile
-from seamhost.results import ErrorCode
-from seamhost.sandbox import SandboxMode
+from seamhost.approval.request import ApprovalOutcome, ApprovalRequest
+from seamhost.errors import ErrorCode
+from seamhost.kernel.bundle import build_bundle
+from seamhost.kernel.profile.resolve import resolve_profile
+from seamhost.sandbox.policy import SandboxMode
 from tests.user_approval.conftest import BenchMaker, probe
 
 CALLBACK_ONLY = 'answerers = ["callback"]'
@@ -63,7 +63,7 @@ def test_a_plain_function_works_too(make_bench: BenchMaker) -> None:
     set_callback(bench.bundle, lambda request: ApprovalOutcome.REJECTED)
     [result] = bench.run(probe())
     assert result.error is not None
-    assert result.error.code is ErrorCode.APPROVAL_REJECTED
+    assert result.error.code == ErrorCode.APPROVAL_REJECTED
 
 
 def test_without_a_callback_nothing_answers(make_bench: BenchMaker) -> None:
@@ -72,7 +72,7 @@ def test_without_a_callback_nothing_answers(make_bench: BenchMaker) -> None:
     set_callback(bench.bundle, None)
     [result] = bench.run(probe())
     assert result.error is not None
-    assert result.error.code is ErrorCode.APPROVAL_UNAVAILABLE
+    assert result.error.code == ErrorCode.APPROVAL_UNAVAILABLE
     assert "callback: none is registered (seamhost_user_approval.set_callback)" in (
         result.error.message
     )
@@ -99,7 +99,7 @@ def test_a_failing_callback_is_unavailable_and_stops_the_chain(
     set_callback(bench.bundle, callback)  # type: ignore[arg-type]
     [result] = bench.run(probe())
     assert result.error is not None
-    assert result.error.code is ErrorCode.APPROVAL_UNAVAILABLE
+    assert result.error.code == ErrorCode.APPROVAL_UNAVAILABLE
     assert problem in result.error.message
     assert bench.fallback_asked == [], "a broken answerer must not let a later one decide"
     assert bench.runs == []
@@ -115,7 +115,7 @@ def test_a_slow_callback_times_out_as_unavailable(make_bench: BenchMaker) -> Non
     set_callback(bench.bundle, ponder)
     [result] = bench.run(probe())
     assert result.error is not None
-    assert result.error.code is ErrorCode.APPROVAL_UNAVAILABLE
+    assert result.error.code == ErrorCode.APPROVAL_UNAVAILABLE
     assert "gave no answer within 0.2s" in result.error.message
     assert "callback_timeout_seconds" in result.error.message
     assert bench.runs == []

@@ -12,7 +12,7 @@ from typing import Any
 import attrs
 import pytest
 
-from seamhost.exitcodes import ExitCode
+from seamhost.cli.exitcodes import ExitCode
 from seamhost.jsonvalue import digest
 from tests.user_approval.conftest import ROOT, run_at_terminal, run_headless
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 from seamhost_user_approval import set_callback
 
-from seamhost.approval import ApprovalOutcome, ApprovalRequest
-from seamhost.bundle import Bundle
+from seamhost.approval.request import ApprovalOutcome, ApprovalRequest
+from seamhost.kernel.bundle import Bundle
 from seamhost.testing.approval import NO_ANSWER, STALL, AnswererContract, AnswererDriver
 from tests.user_approval.conftest import Terminal
 

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from seamhost_user_approval.prompt import MAX_LINE, MAX_LINES, QUESTION, printable, render
 
-from seamhost.sandbox import SandboxMode
+from seamhost.sandbox.policy import SandboxMode
 from tests.user_approval.approval_requests import request
 
 

@@ -11,8 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from seamhost_user_approval.rules import Rule, RulesAnswerer, glob_matches
 
-from seamhost.approval import ApprovalOutcome
-from seamhost.sandbox import SandboxMode
+from seamhost.approval.request import ApprovalOutcome
+from seamhost.sandbox.policy import SandboxMode
 from tests.user_approval.approval_requests import request
 
 

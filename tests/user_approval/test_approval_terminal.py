@@ -16,8 +16,8 @@ from seamhost_user_approval.errors import AnswererFailed, AnswererTimedOut
 from seamhost_user_approval.prompt import QUESTION
 from seamhost_user_approval.terminal import TerminalAnswerer
 
-from seamhost.approval import ApprovalOutcome
-from seamhost.sandbox import SandboxMode
+from seamhost.approval.request import ApprovalOutcome
+from seamhost.sandbox.policy import SandboxMode
 from tests.user_approval.approval_requests import request
 from tests.user_approval.conftest import Terminal
 

@@ -1,7 +1,11 @@
 """seamhost: a plugin-host runtime for governed, durable, recoverable tool calls.
 
-The public API is the names in ``__all__``. They are imported on first use, so that
-``import seamhost`` (and every plugin's import of it) stays cheap.
+This package is the public API for plugin authors and embedding applications: every name in
+``__all__``, whatever sub-package defines it (docs/design.md §2). Plugins import from here, from
+the foundation modules (:mod:`seamhost.errors`, :mod:`seamhost.jsonvalue`, :mod:`seamhost.schema`,
+:mod:`seamhost.lazy`) and from :mod:`seamhost.testing`; the sub-packages' modules are the
+implementation. The names are imported on first use, so ``import seamhost`` (and every plugin's
+import of it) stays cheap.
 """
 
 from __future__ import annotations
@@ -9,54 +13,84 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from seamhost.lazy import lazy_exports
-
-__version__ = "0.1.0"
+from seamhost.version import __version__
 
 _EXPORTS = {
-    "hookimpl": "seamhost.hookspecs",
-    "hookspec": "seamhost.hookspecs",
-    "PluginDescriptor": "seamhost.descriptor",
-    "PluginContext": "seamhost.descriptor",
-    "Profile": "seamhost.profile",
-    "resolve_profile": "seamhost.profile",
-    "Bundle": "seamhost.bundle",
-    "BundleSnapshot": "seamhost.bundle",
-    "build_bundle": "seamhost.bundle",
-    "make_plugin_manager": "seamhost.bundle",
-    "Seams": "seamhost.facade",
-    "ToolSpec": "seamhost.tools",
-    "ToolContext": "seamhost.calls",
-    "ToolOutput": "seamhost.calls",
-    "ToolInvocation": "seamhost.calls",
-    "ToolExecution": "seamhost.calls",
-    "ToolRegistrar": "seamhost.tools",
-    "ToolResult": "seamhost.results",
-    "ToolError": "seamhost.results",
-    "ErrorCode": "seamhost.results",
-    "Decision": "seamhost.decisions",
-    "Verdict": "seamhost.decisions",
-    "Replace": "seamhost.decisions",
-    "Block": "seamhost.decisions",
-    "SandboxMode": "seamhost.sandbox",
-    "SandboxPolicy": "seamhost.sandbox",
-    "ConfineRequest": "seamhost.confinement",
-    "ConfinedCommand": "seamhost.confinement",
-    "ApprovalOutcome": "seamhost.approval",
-    "ApprovalRequest": "seamhost.approval",
-    "StepContext": "seamhost.steps",
-    "ModelRequest": "seamhost.model",
-    "Session": "seamhost.session.session",
+    "hookimpl": "seamhost.kernel.hookspecs",
+    "hookspec": "seamhost.kernel.hookspecs",
+    "PluginContext": "seamhost.kernel.plugins",
+    "PluginDescriptor": "seamhost.kernel.plugins",
+    "Profile": "seamhost.kernel.profile.resolve",
+    "resolve_profile": "seamhost.kernel.profile.resolve",
+    "Bundle": "seamhost.kernel.bundle",
+    "BundleSnapshot": "seamhost.kernel.bundle",
+    "build_bundle": "seamhost.kernel.bundle",
+    "make_plugin_manager": "seamhost.kernel.bundle",
+    "Seams": "seamhost.kernel.seams",
+    "ExecuteNext": "seamhost.tool.call",
+    "Runner": "seamhost.tool.call",
+    "ToolContext": "seamhost.tool.call",
+    "ToolExecution": "seamhost.tool.call",
+    "ToolInvocation": "seamhost.tool.call",
+    "ToolOutput": "seamhost.tool.call",
+    "ToolRegistrar": "seamhost.tool.call",
+    "ToolSpec": "seamhost.tool.call",
+    "ToolFailed": "seamhost.tool.result",
+    "ToolResult": "seamhost.tool.result",
+    "Block": "seamhost.tool.decision",
+    "Decision": "seamhost.tool.decision",
+    "Replace": "seamhost.tool.decision",
+    "Verdict": "seamhost.tool.decision",
+    "ConfigError": "seamhost.errors",
+    "ErrorCode": "seamhost.errors",
+    "SandboxUnavailable": "seamhost.errors",
+    "SeamhostError": "seamhost.errors",
+    "ToolError": "seamhost.errors",
+    "Enforcement": "seamhost.sandbox.policy",
+    "ExitVerdict": "seamhost.sandbox.policy",
+    "SandboxMode": "seamhost.sandbox.policy",
+    "SandboxPolicy": "seamhost.sandbox.policy",
+    "ConfineRequest": "seamhost.sandbox.confinement",
+    "ConfinedCommand": "seamhost.sandbox.confinement",
+    "PathDenied": "seamhost.sandbox.paths",
+    "PathPolicy": "seamhost.sandbox.paths",
+    "Replacement": "seamhost.sandbox.paths",
+    "RunResult": "seamhost.sandbox.runner",
+    "ApprovalOutcome": "seamhost.approval.request",
+    "ApprovalRequest": "seamhost.approval.request",
+    "ApprovalService": "seamhost.approval.service",
+    "Expectation": "seamhost.llm.replay",
+    "Script": "seamhost.llm.replay",
+    "ModelAdapter": "seamhost.llm.adapter",
+    "ModelDone": "seamhost.llm.adapter",
+    "ModelEvent": "seamhost.llm.adapter",
+    "ModelRequest": "seamhost.llm.adapter",
+    "StreamNext": "seamhost.llm.adapter",
+    "TextDelta": "seamhost.llm.adapter",
+    "ToolCallProposal": "seamhost.llm.adapter",
+    "Session": "seamhost.session.live",
+    "StepContext": "seamhost.session.live",
+    "StepNext": "seamhost.session.live",
+    "MalformedRecord": "seamhost.session.record",
     "Record": "seamhost.session.record",
+    "parse_envelope": "seamhost.session.record",
+    "FORMAT_VERSION": "seamhost.session.store",
+    "SessionCheck": "seamhost.session.store",
     "SessionHeader": "seamhost.session.store",
+    "SessionStat": "seamhost.session.store",
     "SessionStore": "seamhost.session.store",
     "MemoryStore": "seamhost.session.memory",
-    "SeamhostError": "seamhost.errors",
-    "ConfigError": "seamhost.errors",
+    "EventCatalog": "seamhost.session.codec",
+    "core_catalog": "seamhost.session.codec",
+    "CORE_EVENTS": "seamhost.session.events",
 }
 
 __all__ = [
+    "CORE_EVENTS",
+    "FORMAT_VERSION",
     "ApprovalOutcome",
     "ApprovalRequest",
+    "ApprovalService",
     "Block",
     "Bundle",
     "BundleSnapshot",
@@ -64,25 +98,48 @@ __all__ = [
     "ConfineRequest",
     "ConfinedCommand",
     "Decision",
+    "Enforcement",
     "ErrorCode",
+    "EventCatalog",
+    "ExecuteNext",
+    "ExitVerdict",
+    "Expectation",
+    "MalformedRecord",
     "MemoryStore",
+    "ModelAdapter",
+    "ModelDone",
+    "ModelEvent",
     "ModelRequest",
+    "PathDenied",
+    "PathPolicy",
     "PluginContext",
     "PluginDescriptor",
     "Profile",
     "Record",
     "Replace",
+    "Replacement",
+    "RunResult",
+    "Runner",
     "SandboxMode",
     "SandboxPolicy",
+    "SandboxUnavailable",
+    "Script",
     "SeamhostError",
     "Seams",
     "Session",
+    "SessionCheck",
     "SessionHeader",
+    "SessionStat",
     "SessionStore",
     "StepContext",
+    "StepNext",
+    "StreamNext",
+    "TextDelta",
+    "ToolCallProposal",
     "ToolContext",
     "ToolError",
     "ToolExecution",
+    "ToolFailed",
     "ToolInvocation",
     "ToolOutput",
     "ToolRegistrar",
@@ -91,9 +148,11 @@ __all__ = [
     "Verdict",
     "__version__",
     "build_bundle",
+    "core_catalog",
     "hookimpl",
     "hookspec",
     "make_plugin_manager",
+    "parse_envelope",
     "resolve_profile",
 ]
 
@@ -106,120 +165,70 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
-    from seamhost.approval import (
-        ApprovalOutcome as ApprovalOutcome,
-    )
-    from seamhost.approval import (
-        ApprovalRequest as ApprovalRequest,
-    )
-    from seamhost.bundle import (
-        Bundle as Bundle,
-    )
-    from seamhost.bundle import (
-        BundleSnapshot as BundleSnapshot,
-    )
-    from seamhost.bundle import (
-        build_bundle as build_bundle,
-    )
-    from seamhost.bundle import (
-        make_plugin_manager as make_plugin_manager,
-    )
-    from seamhost.calls import (
-        ToolContext as ToolContext,
-    )
-    from seamhost.calls import (
-        ToolExecution as ToolExecution,
-    )
-    from seamhost.calls import (
-        ToolInvocation as ToolInvocation,
-    )
-    from seamhost.calls import (
-        ToolOutput as ToolOutput,
-    )
-    from seamhost.confinement import (
-        ConfinedCommand as ConfinedCommand,
-    )
-    from seamhost.confinement import (
-        ConfineRequest as ConfineRequest,
-    )
-    from seamhost.decisions import (
-        Block as Block,
-    )
-    from seamhost.decisions import (
-        Decision as Decision,
-    )
-    from seamhost.decisions import (
-        Replace as Replace,
-    )
-    from seamhost.decisions import (
-        Verdict as Verdict,
-    )
-    from seamhost.descriptor import (
-        PluginContext as PluginContext,
-    )
-    from seamhost.descriptor import (
-        PluginDescriptor as PluginDescriptor,
-    )
-    from seamhost.errors import (
-        ConfigError as ConfigError,
-    )
-    from seamhost.errors import (
-        SeamhostError as SeamhostError,
-    )
-    from seamhost.facade import (
-        Seams as Seams,
-    )
-    from seamhost.hookspecs import (
-        hookimpl as hookimpl,
-    )
-    from seamhost.hookspecs import (
-        hookspec as hookspec,
-    )
-    from seamhost.model import (
-        ModelRequest as ModelRequest,
-    )
-    from seamhost.profile import (
-        Profile as Profile,
-    )
-    from seamhost.profile import (
-        resolve_profile as resolve_profile,
-    )
-    from seamhost.results import (
-        ErrorCode as ErrorCode,
-    )
-    from seamhost.results import (
-        ToolError as ToolError,
-    )
-    from seamhost.results import (
-        ToolResult as ToolResult,
-    )
-    from seamhost.sandbox import (
-        SandboxMode as SandboxMode,
-    )
-    from seamhost.sandbox import (
-        SandboxPolicy as SandboxPolicy,
-    )
-    from seamhost.session.memory import (
-        MemoryStore as MemoryStore,
-    )
-    from seamhost.session.record import (
-        Record as Record,
-    )
-    from seamhost.session.session import (
-        Session as Session,
-    )
-    from seamhost.session.store import (
-        SessionHeader as SessionHeader,
-    )
-    from seamhost.session.store import (
-        SessionStore as SessionStore,
-    )
-    from seamhost.steps import (
-        StepContext as StepContext,
-    )
-    from seamhost.tools import (
-        ToolRegistrar as ToolRegistrar,
-    )
-    from seamhost.tools import (
-        ToolSpec as ToolSpec,
-    )
+    from seamhost.approval.request import ApprovalOutcome as ApprovalOutcome
+    from seamhost.approval.request import ApprovalRequest as ApprovalRequest
+    from seamhost.approval.service import ApprovalService as ApprovalService
+    from seamhost.errors import ConfigError as ConfigError
+    from seamhost.errors import ErrorCode as ErrorCode
+    from seamhost.errors import SandboxUnavailable as SandboxUnavailable
+    from seamhost.errors import SeamhostError as SeamhostError
+    from seamhost.errors import ToolError as ToolError
+    from seamhost.kernel.bundle import Bundle as Bundle
+    from seamhost.kernel.bundle import BundleSnapshot as BundleSnapshot
+    from seamhost.kernel.bundle import build_bundle as build_bundle
+    from seamhost.kernel.bundle import make_plugin_manager as make_plugin_manager
+    from seamhost.kernel.hookspecs import hookimpl as hookimpl
+    from seamhost.kernel.hookspecs import hookspec as hookspec
+    from seamhost.kernel.plugins import PluginContext as PluginContext
+    from seamhost.kernel.plugins import PluginDescriptor as PluginDescriptor
+    from seamhost.kernel.profile.resolve import Profile as Profile
+    from seamhost.kernel.profile.resolve import resolve_profile as resolve_profile
+    from seamhost.kernel.seams import Seams as Seams
+    from seamhost.llm.adapter import ModelAdapter as ModelAdapter
+    from seamhost.llm.adapter import ModelDone as ModelDone
+    from seamhost.llm.adapter import ModelEvent as ModelEvent
+    from seamhost.llm.adapter import ModelRequest as ModelRequest
+    from seamhost.llm.adapter import StreamNext as StreamNext
+    from seamhost.llm.adapter import TextDelta as TextDelta
+    from seamhost.llm.adapter import ToolCallProposal as ToolCallProposal
+    from seamhost.llm.replay import Expectation as Expectation
+    from seamhost.llm.replay import Script as Script
+    from seamhost.sandbox.confinement import ConfinedCommand as ConfinedCommand
+    from seamhost.sandbox.confinement import ConfineRequest as ConfineRequest
+    from seamhost.sandbox.paths import PathDenied as PathDenied
+    from seamhost.sandbox.paths import PathPolicy as PathPolicy
+    from seamhost.sandbox.paths import Replacement as Replacement
+    from seamhost.sandbox.policy import Enforcement as Enforcement
+    from seamhost.sandbox.policy import ExitVerdict as ExitVerdict
+    from seamhost.sandbox.policy import SandboxMode as SandboxMode
+    from seamhost.sandbox.policy import SandboxPolicy as SandboxPolicy
+    from seamhost.sandbox.runner import RunResult as RunResult
+    from seamhost.session.codec import EventCatalog as EventCatalog
+    from seamhost.session.codec import core_catalog as core_catalog
+    from seamhost.session.events import CORE_EVENTS as CORE_EVENTS
+    from seamhost.session.live import Session as Session
+    from seamhost.session.live import StepContext as StepContext
+    from seamhost.session.live import StepNext as StepNext
+    from seamhost.session.memory import MemoryStore as MemoryStore
+    from seamhost.session.record import MalformedRecord as MalformedRecord
+    from seamhost.session.record import Record as Record
+    from seamhost.session.record import parse_envelope as parse_envelope
+    from seamhost.session.store import FORMAT_VERSION as FORMAT_VERSION
+    from seamhost.session.store import SessionCheck as SessionCheck
+    from seamhost.session.store import SessionHeader as SessionHeader
+    from seamhost.session.store import SessionStat as SessionStat
+    from seamhost.session.store import SessionStore as SessionStore
+    from seamhost.tool.call import ExecuteNext as ExecuteNext
+    from seamhost.tool.call import Runner as Runner
+    from seamhost.tool.call import ToolContext as ToolContext
+    from seamhost.tool.call import ToolExecution as ToolExecution
+    from seamhost.tool.call import ToolInvocation as ToolInvocation
+    from seamhost.tool.call import ToolOutput as ToolOutput
+    from seamhost.tool.call import ToolRegistrar as ToolRegistrar
+    from seamhost.tool.call import ToolSpec as ToolSpec
+    from seamhost.tool.decision import Block as Block
+    from seamhost.tool.decision import Decision as Decision
+    from seamhost.tool.decision import Replace as Replace
+    from seamhost.tool.decision import Verdict as Verdict
+    from seamhost.tool.result import ToolFailed as ToolFailed
+    from seamhost.tool.result import ToolResult as ToolResult

@@ -1,35 +1,118 @@
-"""One error tree for the whole runtime.
+"""One error tree for the whole runtime, and the stable error codes of tool results.
 
-Every error seamhost raises on purpose derives from :class:`SeamhostError` and from the builtin it
-is closest to, carries structured fields, and renders a message that says what went wrong and what
-to do. Configuration errors (:class:`ConfigError`) are the ones the CLI turns into exit code 2
-without a traceback.
+Every exception seamhost or a first-party plugin raises on purpose derives from
+:class:`SeamhostError` and from the builtin it is closest to, carries structured fields, and
+renders a message that says what went wrong and what to do. Configuration errors
+(:class:`ConfigError`) are the ones the CLI turns into exit code 2 without a traceback.
 
-The kernel's errors are plain exception classes rather than attrs classes: the CLI imports all of
-them to map them to exit codes before it does anything else, and generating attrs methods for
-each would cost every command start-up a few milliseconds. Each keeps the shape an
-``attrs.frozen(auto_exc=True)`` class would have: its fields (``__match_args__``, so a
-``match`` statement can take them apart) as attributes set once by ``__init__``, positional or
-keyword in that order; ``args`` holding every field in that order, so instances pickle; a
-``repr`` naming the fields; and equality by identity, like any exception. ``args`` is set
-through ``BaseException.__init__`` directly: ``OSError.__init__`` (under :class:`ProfileNotFound`)
-would read the first fields as an errno and a strerror.
+**One style.** An error declares its fields as class annotations, like a dataclass, and
+:class:`SeamhostError` does the rest: ``__init__`` takes the fields positionally or by keyword in
+declaration order (a class attribute is a field's default), ``__match_args__`` lists them (so a
+``match`` statement can take an error apart), ``args`` holds every value (so errors pickle), and
+``repr`` names them. Equality is by identity, like any exception. Type checkers read the fields
+through :func:`typing.dataclass_transform`. No code is generated per class, which is why this is
+not attrs: the CLI imports every error class at start-up, and each attrs class would cost that
+start-up a third of a millisecond. ``args`` is set through ``BaseException.__init__`` directly,
+since ``OSError.__init__`` (under :class:`ProfileNotFound`) would read the first fields as an errno
+and a strerror.
 """
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Sequence
+from typing import Any, ClassVar, dataclass_transform
+
+import attrs
 
 
+class ErrorCode(enum.StrEnum):
+    """Stable error codes of a tool result; each member says when it is produced."""
+
+    UNKNOWN_TOOL = "UNKNOWN_TOOL"  # no tool of that name is registered in the bundle
+    INVALID_ARGUMENTS = "INVALID_ARGUMENTS"  # not JSON, or not valid against the input schema
+    DENIED_BY_POLICY = "DENIED_BY_POLICY"  # tools/pre-execute decided deny
+    DENIED_BY_GUARD = "DENIED_BY_GUARD"  # a tools/guard implementation denied
+    APPROVAL_REJECTED = "APPROVAL_REJECTED"  # the answerer rejected the call
+    APPROVAL_CANCELLED = "APPROVAL_CANCELLED"  # the user cancelled the prompt
+    APPROVAL_UNAVAILABLE = "APPROVAL_UNAVAILABLE"  # no answerer could answer, or policy `never`
+    ESCALATION_INVALID = "ESCALATION_INVALID"  # a malformed or non-widening sandbox escalation
+    SANDBOX_UNAVAILABLE = "SANDBOX_UNAVAILABLE"  # a confined mode has no usable backend
+    SANDBOX_DENIED = "SANDBOX_DENIED"  # confinement blocked what the body tried to do
+    CHECKPOINT_FAILED = "CHECKPOINT_FAILED"  # the flush before the body failed
+    ABORTED_BEFORE_DISPATCH = "ABORTED_BEFORE_DISPATCH"  # cancelled before the body started
+    ABORTED = "ABORTED"  # cancelled while the body ran; the body settled
+    TOOL_TIMEOUT = "TOOL_TIMEOUT"  # the body exceeded its timeout
+    TOOL_ERROR = "TOOL_ERROR"  # the body raised or reported a failure
+    POST_EXECUTE_BLOCKED = "POST_EXECUTE_BLOCKED"  # tools/post-execute blocked the result
+    MODEL_UNAVAILABLE = "MODEL_UNAVAILABLE"  # no llm/adapter provider
+    TOOL_NOT_STARTED = "TOOL_NOT_STARTED"  # repair: no dispatch record, the body never started
+    TOOL_OUTCOME_UNKNOWN = "TOOL_OUTCOME_UNKNOWN"  # repair: dispatched, outcome not recorded
+
+
+@attrs.frozen
+class ToolError:
+    """The error of a settled call: a stable code and a message for people and models.
+
+    The same value sits in a :class:`~seamhost.tool.result.ToolResult` and in the ``error`` of
+    its ``tool/result`` record. `code` is an :class:`ErrorCode` value, or a plugin's own code.
+    """
+
+    code: str = attrs.field(converter=str)
+    message: str
+
+
+def describe(exc: BaseException) -> str:
+    """An exception as one line: its class name, then its message when it has one."""
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
+
+@dataclass_transform(eq_default=False, kw_only_default=False)
 class SeamhostError(Exception):
     """Base class of every error seamhost raises on purpose."""
 
+    __match_args__: ClassVar[tuple[str, ...]] = ()
+    _defaults: ClassVar[dict[str, Any]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        fields: dict[str, None] = {}
+        defaults: dict[str, Any] = {}
+        for klass in reversed(cls.__mro__):
+            for name, annotation in vars(klass).get("__annotations__", {}).items():
+                if name.startswith("_") or "ClassVar" in str(annotation):
+                    continue
+                fields[name] = None
+                if name in vars(klass):
+                    defaults[name] = vars(klass)[name]
+                else:
+                    defaults.pop(name, None)
+        # A class variable, set once per class; mypy reads __match_args__ as read-only.
+        cls.__match_args__ = tuple(fields)  # type: ignore[misc]
+        cls._defaults = defaults
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        names = self.__match_args__
+        if len(args) > len(names):
+            raise TypeError(f"{type(self).__name__}() takes at most {len(names)} arguments")
+        values = list(args)
+        for name in names[len(args) :]:
+            if name in kwargs:
+                values.append(kwargs.pop(name))
+            elif name in self._defaults:
+                values.append(self._defaults[name])
+            else:
+                raise TypeError(f"{type(self).__name__}() missing argument {name!r}")
+        if kwargs:
+            raise TypeError(f"{type(self).__name__}() got unexpected arguments {sorted(kwargs)}")
+        BaseException.__init__(self, *values)
+        for name, value in zip(names, values, strict=True):
+            setattr(self, name, value)
+
     def __repr__(self) -> str:
-        # A subclass with fields shows them the way an attrs class would.
-        fields = getattr(self, "__match_args__", ())
-        if not fields:
+        if not self.__match_args__:
             return super().__repr__()
-        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in fields)
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__match_args__)
         return f"{type(self).__name__}({shown})"
 
 
@@ -41,13 +124,9 @@ class SeamhostError(Exception):
 class ConfigError(SeamhostError, ValueError):
     """A profile or its plugin configuration is invalid."""
 
-    __match_args__ = ("file", "key", "problem")
-
-    def __init__(self, file: str, key: str, problem: str) -> None:
-        BaseException.__init__(self, file, key, problem)
-        self.file = file
-        self.key = key
-        self.problem = problem
+    file: str
+    key: str
+    problem: str
 
     def __str__(self) -> str:
         where = f"{self.file}: {self.key}" if self.key else self.file
@@ -57,13 +136,9 @@ class ConfigError(SeamhostError, ValueError):
 class ProfileNotFound(SeamhostError, FileNotFoundError):
     """A profile named by the user or by `extends` does not exist."""
 
-    __match_args__ = ("name", "referenced_from", "searched")
-
-    def __init__(self, name: str, referenced_from: str, searched: tuple[str, ...]) -> None:
-        BaseException.__init__(self, name, referenced_from, searched)
-        self.name = name
-        self.referenced_from = referenced_from
-        self.searched = searched
+    name: str
+    referenced_from: str
+    searched: tuple[str, ...]
 
     def __str__(self) -> str:
         origin = f"{self.referenced_from}: profile.extends: " if self.referenced_from else ""
@@ -77,11 +152,7 @@ class ProfileNotFound(SeamhostError, FileNotFoundError):
 class ProfileCycle(SeamhostError, ValueError):
     """Profiles extend each other in a cycle."""
 
-    __match_args__ = ("cycle",)
-
-    def __init__(self, cycle: tuple[str, ...]) -> None:
-        BaseException.__init__(self, cycle)
-        self.cycle = cycle
+    cycle: tuple[str, ...]
 
     def __str__(self) -> str:
         return (
@@ -93,14 +164,10 @@ class ProfileCycle(SeamhostError, ValueError):
 class PluginNotInstalled(SeamhostError, LookupError):
     """A profile names a plugin that no installed distribution provides."""
 
-    __match_args__ = ("plugin", "distribution", "file", "disabled")
-
-    def __init__(self, plugin: str, distribution: str, file: str, disabled: bool = False) -> None:
-        BaseException.__init__(self, plugin, distribution, file, disabled)
-        self.plugin = plugin
-        self.distribution = distribution
-        self.file = file
-        self.disabled = disabled
+    plugin: str
+    distribution: str
+    file: str
+    disabled: bool = False
 
     def __str__(self) -> str:
         if self.disabled:
@@ -118,12 +185,8 @@ class PluginNotInstalled(SeamhostError, LookupError):
 class MissingSeams(SeamhostError, LookupError):
     """Seams the profile or a plugin requires have no provider in the bundle."""
 
-    __match_args__ = ("file", "missing")
-
-    def __init__(self, file: str, missing: tuple[tuple[str, str], ...]) -> None:
-        BaseException.__init__(self, file, missing)
-        self.file = file
-        self.missing = missing  # (seam, who requires it)
+    file: str
+    missing: tuple[tuple[str, str], ...]  # (seam, who requires it)
 
     def __str__(self) -> str:
         parts = "; ".join(f"{seam} (required by {who})" for seam, who in self.missing)
@@ -141,13 +204,9 @@ class MissingSeams(SeamhostError, LookupError):
 class PluginLoadError(SeamhostError, ImportError):
     """A plugin failed to import, to validate its descriptor, or raised in its factory."""
 
-    __match_args__ = ("plugin", "stage", "cause")
-
-    def __init__(self, plugin: str, stage: str, cause: str) -> None:
-        BaseException.__init__(self, plugin, stage, cause)
-        self.plugin = plugin
-        self.stage = stage  # "import", "descriptor" or "factory"
-        self.cause = cause
+    plugin: str
+    stage: str  # "import", "descriptor" or "factory"
+    cause: str
 
     def __str__(self) -> str:
         return f'plugin "{self.plugin}" failed to load ({self.stage}): {self.cause}'
@@ -156,12 +215,8 @@ class PluginLoadError(SeamhostError, ImportError):
 class PluginConflict(SeamhostError, ValueError):
     """Two plugins claim the same single-provider seam, plugin name or tool name."""
 
-    __match_args__ = ("what", "claimants")
-
-    def __init__(self, what: str, claimants: tuple[str, ...]) -> None:
-        BaseException.__init__(self, what, claimants)
-        self.what = what  # e.g. "seam session/store", "tool shell", "plugin name sandbox-local"
-        self.claimants = claimants
+    what: str  # e.g. "seam session/store", "tool shell", "plugin name sandbox-local"
+    claimants: tuple[str, ...]
 
     def __str__(self) -> str:
         names = " and ".join(f'"{c}"' for c in self.claimants)
@@ -171,13 +226,9 @@ class PluginConflict(SeamhostError, ValueError):
 class SeamContractError(SeamhostError, TypeError):
     """A plugin implements a seam in a way its contract forbids."""
 
-    __match_args__ = ("seam", "plugin", "problem")
-
-    def __init__(self, seam: str, plugin: str, problem: str) -> None:
-        BaseException.__init__(self, seam, plugin, problem)
-        self.seam = seam
-        self.plugin = plugin
-        self.problem = problem
+    seam: str
+    plugin: str
+    problem: str
 
     def __str__(self) -> str:
         return f'plugin "{self.plugin}" breaks the contract of seam {self.seam}: {self.problem}'
@@ -186,11 +237,7 @@ class SeamContractError(SeamhostError, TypeError):
 class SeamUnavailable(SeamhostError, LookupError):
     """A provider seam has no implementation in the bundle, so the action fails closed."""
 
-    __match_args__ = ("seam",)
-
-    def __init__(self, seam: str) -> None:
-        BaseException.__init__(self, seam)
-        self.seam = seam
+    seam: str
 
     def __str__(self) -> str:
         return f"no plugin in the bundle provides {self.seam}; the action is refused"
@@ -199,16 +246,25 @@ class SeamUnavailable(SeamhostError, LookupError):
 class SeamFailed(SeamhostError, RuntimeError):
     """One or more implementations of a seam raised."""
 
-    __match_args__ = ("seam", "failures")
-
-    def __init__(self, seam: str, failures: tuple[tuple[str, str], ...]) -> None:
-        BaseException.__init__(self, seam, failures)
-        self.seam = seam
-        self.failures = failures  # (plugin, error)
+    seam: str
+    failures: tuple[tuple[str, str], ...]  # (plugin, error)
 
     def __str__(self) -> str:
         parts = "; ".join(f'"{plugin}": {error}' for plugin, error in self.failures)
         return f"{self.seam} failed: {parts}"
+
+
+class SandboxUnavailable(SeamhostError, RuntimeError):
+    """A confining mode has no usable `sandbox/confine` provider; nothing was run."""
+
+    mode: str
+    reason: str
+
+    def __str__(self) -> str:
+        return (
+            f"no usable sandbox for mode {self.mode}: {self.reason}; install and enable "
+            "a sandbox provider (sandbox-local) or run `seamhost doctor`"
+        )
 
 
 # --------------------------------------------------------------------------------------------
@@ -219,13 +275,9 @@ class SeamFailed(SeamhostError, RuntimeError):
 class EventRejected(SeamhostError, ValueError):
     """An event cannot be appended: its data is not lossless JSON or does not fit its type."""
 
-    __match_args__ = ("type", "path", "problem")
-
-    def __init__(self, type: str, path: str, problem: str) -> None:
-        BaseException.__init__(self, type, path, problem)
-        self.type = type
-        self.path = path
-        self.problem = problem
+    type: str
+    path: str
+    problem: str
 
     def __str__(self) -> str:
         return f"event {self.type!r} rejected at {self.path}: {self.problem}"
@@ -234,12 +286,8 @@ class EventRejected(SeamhostError, ValueError):
 class UnknownEventType(SeamhostError, ValueError):
     """A record has a type the reader does not know and is not marked ignorable."""
 
-    __match_args__ = ("type", "seq")
-
-    def __init__(self, type: str, seq: int | None = None) -> None:
-        BaseException.__init__(self, type, seq)
-        self.type = type
-        self.seq = seq
+    type: str
+    seq: int | None = None
 
     def __str__(self) -> str:
         where = f" (seq {self.seq})" if self.seq is not None else ""

@@ -21,6 +21,8 @@ from typing import Any, NoReturn
 
 import orjson
 
+from seamhost.errors import SeamhostError
+
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
 
@@ -28,13 +30,14 @@ JSONScalar = str | int | float | bool | None
 JSONValue = Any  # a lossless JSON value, checked at runtime by `check_lossless`
 
 
-class LossyValue(ValueError):
+class LossyValue(SeamhostError, ValueError):
     """A value is not lossless JSON; `path` is where (``$.a[0].b``), `problem` what."""
 
-    def __init__(self, path: str, problem: str) -> None:
-        super().__init__(f"{path}: {problem}")
-        self.path = path
-        self.problem = problem
+    path: str
+    problem: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.problem}"
 
 
 def _refuse(path: str, problem: str) -> NoReturn:

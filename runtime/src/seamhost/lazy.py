@@ -4,7 +4,7 @@ Building a bundle, which every command does, must not import what only a running
 yet a module's public names should not move when its heavier half does. A module keeps those
 names importable from itself with::
 
-    __getattr__ = lazy_exports(__name__, {"ToolContext": "seamhost.calls"})
+    __getattr__ = lazy_exports(__name__, {"ToolContext": "seamhost.tool.call"})
 
 (and imports them under ``TYPE_CHECKING`` for type checkers). The first read imports the
 defining module and keeps the value in the exporting module, so later reads cost nothing.

@@ -32,6 +32,7 @@ from types import CodeType
 from typing import Any, NamedTuple
 
 from seamhost import jsonvalue
+from seamhost.errors import SeamhostError
 
 CACHE_ENV = "SEAMHOST_CACHE"
 # The version of the code `_generate` caches: part of every cache key, so changing what is done
@@ -66,35 +67,30 @@ class _Decimal(metaclass=_DecimalType):
     """``decimal.Decimal`` as the generated type checks use it (``isinstance`` only)."""
 
 
-class SchemaValueError(ValueError):
+class SchemaValueError(SeamhostError, ValueError):
     """Raised by generated validators (compatible with fastjsonschema's exception)."""
 
-    def __init__(
-        self,
-        message: str,
-        value: Any = None,
-        name: str | None = None,
-        definition: Any = None,
-        rule: str | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.message = message
-        self.value = value
-        self.name = name
-        self.definition = definition
-        self.rule = rule
+    message: str
+    value: Any = None
+    name: str | None = None
+    definition: Any = None
+    rule: str | None = None
+
+    def __str__(self) -> str:
+        return self.message
 
     @property
     def path(self) -> list[str]:
         return [item for item in re.split(_NAME_SPLIT, self.name or "") if item != ""]
 
 
-class SchemaValuesError(ValueError):
+class SchemaValuesError(SeamhostError, ValueError):
     """Raised by generated validators that collect several errors (unused by seamhost)."""
 
-    def __init__(self, errors: list[SchemaValueError]) -> None:
-        super().__init__(errors)
-        self.errors = errors
+    errors: list[SchemaValueError]
+
+    def __str__(self) -> str:
+        return "; ".join(str(error) for error in self.errors)
 
 
 def compile_schema(schema: Mapping[str, Any]) -> Validator:

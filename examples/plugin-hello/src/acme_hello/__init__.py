@@ -27,8 +27,7 @@ from typing import TYPE_CHECKING, Any
 from seamhost import Decision, PluginDescriptor, ToolOutput, ToolSpec, hookimpl
 
 if TYPE_CHECKING:
-    from seamhost import PluginContext, ToolContext, ToolInvocation
-    from seamhost.tools import ToolRegistrar
+    from seamhost import PluginContext, ToolContext, ToolInvocation, ToolRegistrar
 
 TOOL = "hello"
 DEFAULT_GREETING = "Hello"

@@ -1,4 +1,4 @@
-"""checkpoint-policy: the three durability barriers of DESIGN §6.
+"""checkpoint-policy: the three durability barriers of design.md §6.
 
 ``append`` is not durable; a backend may write behind. This plugin decides *when* the prefix of the
 log must have crossed the storage boundary before the runtime moves on, through the seams:
@@ -22,19 +22,24 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from seamhost.descriptor import PluginContext, PluginDescriptor
-from seamhost.dispatch import describe
-from seamhost.hookspecs import hookimpl
+from seamhost import PluginContext, PluginDescriptor, hookimpl
+from seamhost.errors import describe
 
 if TYPE_CHECKING:
     # Types only: the model, step and result modules are the kernel's to load when a session
     # runs, not this plugin's to load whenever a bundle is built.
     from collections.abc import AsyncIterator
 
-    from seamhost.model import ModelEvent, ModelRequest, StreamNext
-    from seamhost.results import ToolResult
-    from seamhost.steps import StepContext, StepNext
-    from seamhost.tools import ExecuteNext, ToolExecution
+    from seamhost import (
+        ExecuteNext,
+        ModelEvent,
+        ModelRequest,
+        StepContext,
+        StepNext,
+        StreamNext,
+        ToolExecution,
+        ToolResult,
+    )
 
 
 class CheckpointPolicy:
@@ -63,7 +68,8 @@ class CheckpointPolicy:
     async def tools_execute(self, execution: ToolExecution, call_next: ExecuteNext) -> ToolResult:
         if execution.session is None or execution.parent is not None:
             return await call_next(execution)
-        from seamhost.results import ErrorCode, ToolResult  # a session is running: loaded
+        from seamhost import ToolResult  # a session is running: loaded
+        from seamhost.errors import ErrorCode
 
         call_id = execution.invocation.call_id
         try:

@@ -2,7 +2,7 @@
 
 It provides ``llm/adapter`` for demos, tests and CI: the same scenario gives the same assistant
 messages, calls and call ids on every run. The scenario format is documented in
-:mod:`seamhost.scenario`; how requests map to scripted turns in
+:mod:`seamhost_model_scripted.scenario`; how requests map to scripted turns in
 :mod:`seamhost_model_scripted.adapter`.
 
 Profile table::
@@ -21,13 +21,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from seamhost.descriptor import PluginContext, PluginDescriptor
+from seamhost import PluginContext, PluginDescriptor, hookimpl
 from seamhost.errors import ConfigError
-from seamhost.hookspecs import hookimpl
 from seamhost.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from seamhost.model import ModelAdapter
+    from seamhost import ModelAdapter, Script
     from seamhost_model_scripted.adapter import (
         InvalidModelRequest,
         ScenarioExhausted,
@@ -63,10 +62,20 @@ class ScriptedModel:
                 path = ctx.profile_path.parent / path
             # Only a configured scenario needs the loader and the adapter; without one,
             # building the bundle (``seamhost profile check``) imports neither.
-            from seamhost.scenario import load_scenario
             from seamhost_model_scripted.adapter import ScriptedAdapter
+            from seamhost_model_scripted.scenario import load_scenario
 
             self.adapter = ScriptedAdapter(load_scenario(path))
+
+    @hookimpl
+    def llm_replay(self, path: Path) -> Script:
+        """Load the scenario at `path` and replay it from now on (``seamhost run SCENARIO``)."""
+        from seamhost_model_scripted.adapter import ScriptedAdapter
+        from seamhost_model_scripted.scenario import load_scenario
+
+        scenario = load_scenario(path)
+        self.adapter = ScriptedAdapter(scenario)
+        return scenario
 
     @hookimpl
     def llm_adapter(self) -> ModelAdapter:
@@ -84,7 +93,7 @@ descriptor = PluginDescriptor(
     name=NAME,
     factory=ScriptedModel,
     config_schema=CONFIG_SCHEMA,
-    provides=["llm/adapter"],
+    provides=["llm/adapter", "llm/replay"],
     description="A deterministic model that replays a scenario file (demos, tests, CI).",
 )
 

@@ -15,17 +15,16 @@ from typing import TYPE_CHECKING
 
 import attrs
 
+from seamhost import ModelDone, TextDelta, ToolCallProposal
 from seamhost.errors import SeamhostError
-from seamhost.model import ModelDone, TextDelta, ToolCallProposal
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
-    from seamhost.model import ModelEvent, ModelRequest
-    from seamhost.scenario import Scenario, ScenarioStep, ScenarioTurn
+    from seamhost import ModelEvent, ModelRequest
+    from seamhost_model_scripted.scenario import Scenario, ScenarioStep, ScenarioTurn
 
 
-@attrs.frozen(auto_exc=True)
 class ScriptedModelError(SeamhostError, RuntimeError):
     """The scenario scripts a model failure (``error = "..."``) for this step."""
 
@@ -41,7 +40,6 @@ class ScriptedModelError(SeamhostError, RuntimeError):
         )
 
 
-@attrs.frozen(auto_exc=True)
 class ScenarioExhausted(SeamhostError, LookupError):
     """The session asked the model for more turns than the scenario scripts."""
 
@@ -58,7 +56,6 @@ class ScenarioExhausted(SeamhostError, LookupError):
         )
 
 
-@attrs.frozen(auto_exc=True)
 class InvalidModelRequest(SeamhostError, ValueError):
     """A model request breaks the loop's numbering contract (steps count from 1)."""
 
@@ -78,7 +75,8 @@ class _Cursor:
 
 
 class ScriptedAdapter:
-    """A :class:`~seamhost.model.ModelAdapter` replaying `scenario`, one cursor per session."""
+    """A :class:`~seamhost.llm.adapter.ModelAdapter` replaying `scenario`, one cursor per
+    session."""
 
     name = "model-scripted"
 

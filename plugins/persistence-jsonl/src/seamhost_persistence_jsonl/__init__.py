@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from seamhost.descriptor import PluginContext, PluginDescriptor
+from seamhost import PluginContext, PluginDescriptor
 from seamhost.lazy import lazy_exports
 
 if TYPE_CHECKING:

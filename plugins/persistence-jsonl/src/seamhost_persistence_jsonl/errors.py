@@ -5,8 +5,6 @@ Each names the session (and the file or offset where it knows them) and says wha
 
 from __future__ import annotations
 
-import attrs
-
 from seamhost.errors import SeamhostError
 
 
@@ -14,7 +12,6 @@ class StorageError(SeamhostError):
     """Base of every error the persistence-jsonl store raises."""
 
 
-@attrs.frozen(auto_exc=True)
 class InvalidSessionId(StorageError, ValueError):
     """A session id cannot name a session directory."""
 
@@ -25,7 +22,6 @@ class InvalidSessionId(StorageError, ValueError):
         return f"session id {self.session_id!r} cannot be stored: {self.problem}; use another id"
 
 
-@attrs.frozen(auto_exc=True)
 class SessionNotFound(StorageError, LookupError):
     """No published session has this id under the store root."""
 
@@ -39,7 +35,6 @@ class SessionNotFound(StorageError, LookupError):
         )
 
 
-@attrs.frozen(auto_exc=True)
 class SessionExists(StorageError, FileExistsError):
     """A session with this id is already stored, so it cannot be created again."""
 
@@ -53,7 +48,6 @@ class SessionExists(StorageError, FileExistsError):
         )
 
 
-@attrs.frozen(auto_exc=True)
 class SessionLocked(StorageError, RuntimeError):
     """Another writer holds the session: in this process, or another one (`pid` when known)."""
 
@@ -75,7 +69,6 @@ class SessionLocked(StorageError, RuntimeError):
         )
 
 
-@attrs.frozen(auto_exc=True)
 class SessionCorrupted(StorageError, ValueError):
     """A complete part of a session log is damaged: the log is refused, not truncated."""
 
@@ -92,7 +85,6 @@ class SessionCorrupted(StorageError, ValueError):
         )
 
 
-@attrs.frozen(auto_exc=True)
 class UnsupportedFormat(StorageError, ValueError):
     """A session was written in a format newer than this seamhost reads."""
 
@@ -108,7 +100,6 @@ class UnsupportedFormat(StorageError, ValueError):
         )
 
 
-@attrs.frozen(auto_exc=True)
 class UnknownRecordType(StorageError, ValueError):
     """A stored record has a type the reader does not know and that is not marked ignorable."""
 
@@ -126,7 +117,6 @@ class UnknownRecordType(StorageError, ValueError):
         )
 
 
-@attrs.frozen(auto_exc=True)
 class MixedEncoding(StorageError, ValueError):
     """A store would write one encoding into a root that holds the other."""
 
@@ -142,7 +132,6 @@ class MixedEncoding(StorageError, ValueError):
         )
 
 
-@attrs.frozen(auto_exc=True)
 class BatchRejected(StorageError, ValueError):
     """Records were handed over out of sequence: their first seq is not the next one stored."""
 
@@ -158,7 +147,6 @@ class BatchRejected(StorageError, ValueError):
         )
 
 
-@attrs.frozen(auto_exc=True)
 class WriteFailed(StorageError, OSError):
     """Writing or syncing a batch failed; the file was cut back and the batch stays pending."""
 
@@ -176,7 +164,6 @@ class WriteFailed(StorageError, OSError):
         )
 
 
-@attrs.frozen(auto_exc=True)
 class WriterClosed(StorageError, RuntimeError):
     """A writer was used after `close()`, or in a process it does not belong to."""
 
@@ -187,7 +174,6 @@ class WriterClosed(StorageError, RuntimeError):
         return f"the writer of session {self.session_id!r} {self.reason}; open the session again"
 
 
-@attrs.frozen(auto_exc=True)
 class ForeignSession(StorageError, TypeError):
     """``session/flush`` was asked to flush a session this store does not hold."""
 

@@ -42,9 +42,9 @@ integers are little-endian::
 
 Frame 1 (kind 1) holds exactly one line, the header record (``SessionHeader.to_json()``: format,
 session id, creation time, cwd, bundle identity, durability). Every later frame (kind 2) holds
-event records (DESIGN §4 envelopes) with contiguous seqs continuing the previous frame's. A durable
-batch is one frame; a batch past FRAME_TARGET bytes of JSON is cut into several frames, written
-and synced together, so that a reader never holds more than one frame of about that size.
+event records (design.md §4 envelopes) with contiguous seqs continuing the previous frame's. A
+durable batch is one frame; a batch past FRAME_TARGET bytes of JSON is cut into several frames,
+written and synced together, so that a reader never holds more than one frame of about that size.
 
 Reading a framed log from byte 0 to the file's size, frame by frame:
 

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from seamhost.hookspecs import hookimpl
+from seamhost import hookimpl
 
 if TYPE_CHECKING:
-    from seamhost.descriptor import PluginContext
-    from seamhost.session.session import Session
+    from seamhost import PluginContext, Session
     from seamhost_persistence_jsonl.store import JsonlStore
 
 
@@ -35,8 +34,7 @@ class JsonlPersistence:
             config = self._config
             catalog = None
             if self._event_types:  # plugins add types: readers must accept them
-                from seamhost.session.codec import EventCatalog
-                from seamhost.session.events import CORE_EVENTS
+                from seamhost import CORE_EVENTS, EventCatalog
 
                 catalog = EventCatalog((*CORE_EVENTS, *self._event_types))
             self._store = JsonlStore(

@@ -18,8 +18,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import orjson
 
-from seamhost.session.record import MalformedRecord, Record, parse_envelope
-from seamhost.session.store import FORMAT_VERSION, SessionHeader
+from seamhost import FORMAT_VERSION, MalformedRecord, Record, SessionHeader, parse_envelope
 from seamhost_persistence_jsonl.errors import (
     SessionCorrupted,
     UnknownRecordType,
@@ -37,7 +36,7 @@ from seamhost_persistence_jsonl.format import (
 )
 
 if TYPE_CHECKING:
-    from seamhost.session.codec import EventCatalog
+    from seamhost import EventCatalog
 
 # A plain log is read in chunks of this size; a line longer than a chunk grows the buffer.
 PLAIN_CHUNK = 1 << 20

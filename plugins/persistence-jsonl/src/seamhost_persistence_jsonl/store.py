@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import orjson
 
-from seamhost.session.store import SessionCheck, SessionHeader, SessionStat
+from seamhost import SessionCheck, SessionHeader, SessionStat
 from seamhost_persistence_jsonl import locking
 from seamhost_persistence_jsonl.durable import make_directories, publish
 from seamhost_persistence_jsonl.errors import (
@@ -41,8 +41,7 @@ from seamhost_persistence_jsonl.reading import LogScan
 from seamhost_persistence_jsonl.writing import JsonlWriter
 
 if TYPE_CHECKING:
-    from seamhost.session.codec import EventCatalog
-    from seamhost.session.record import Record
+    from seamhost import EventCatalog, Record
 
 DEFAULT_WINDOW_MS = 200
 
@@ -109,7 +108,7 @@ class JsonlStore:
     @property
     def catalog(self) -> EventCatalog:
         if self._catalog is None:
-            from seamhost.session.codec import core_catalog
+            from seamhost import core_catalog
 
             self._catalog = core_catalog()
         return self._catalog

@@ -44,8 +44,7 @@ from seamhost_persistence_jsonl.logfile import LogFile, OpenedLog
 if TYPE_CHECKING:
     import asyncio
 
-    from seamhost.session.record import Record
-    from seamhost.session.store import SessionHeader
+    from seamhost import Record, SessionHeader
     from seamhost_persistence_jsonl.layout import SessionPaths
 
 Settle = Callable[[StorageError | None], None]

@@ -19,8 +19,8 @@ the call ``SANDBOX_UNAVAILABLE`` before anything is dispatched: nothing ever run
 place of a confined run.
 
 * **What is writable** comes from the kernel's one path policy,
-  :meth:`seamhost.paths.PathPolicy.writable_roots_for`, the same the file tools apply: nothing in
-  ``read-only``; the workspace and ``[sandbox] writable_roots`` in ``workspace-write``.
+  :meth:`seamhost.sandbox.paths.PathPolicy.writable_roots_for`, the same the file tools apply:
+  nothing in ``read-only``; the workspace and ``[sandbox] writable_roots`` in ``workspace-write``.
 * **Network**: a command may use the network only when the profile's ``[sandbox] network`` (the
   request's ``network``) asks for it and this table's ``network`` allows it; a request can only
   narrow what the operator allowed here. Both default to off.
@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from seamhost.descriptor import PluginDescriptor
+from seamhost import PluginDescriptor
 from seamhost.lazy import lazy_exports
 from seamhost_sandbox_local.config import SCHEMA
 from seamhost_sandbox_local.plugin import SandboxLocal, probe_backends

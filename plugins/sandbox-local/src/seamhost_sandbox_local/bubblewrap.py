@@ -18,8 +18,8 @@ The command line, in bubblewrap's order of operations::
 * ``--die-with-parent``: the command dies with bubblewrap, which the runner's timeout kills;
   ``--new-session`` takes the controlling terminal away (no keystroke injection).
 * Writable roots come from the one shared path policy
-  (:meth:`seamhost.paths.PathPolicy.writable_roots_for`); a root that does not exist is skipped
-  (bubblewrap needs its mount points to exist, and a missing root never widens anything). In
+  (:meth:`seamhost.sandbox.paths.PathPolicy.writable_roots_for`); a root that does not exist is
+  skipped (bubblewrap needs its mount points to exist, and a missing root never widens anything). In
   ``read-only`` nothing is writable but the private /tmp and /dev; the workspace and roots that
   live under /tmp are mounted again, read-only, so the command still sees them.
 * The working directory is the runner's (bubblewrap keeps it when it exists inside).
@@ -39,8 +39,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 import attrs
 
-from seamhost.paths import PathPolicy
-from seamhost.sandbox import ConfinedCommand, ConfineRequest
+from seamhost import ConfinedCommand, ConfineRequest, PathPolicy
 from seamhost_sandbox_local.probing import Inspection
 from seamhost_sandbox_local.report import CONFINING_MODES, ModeEnforcement
 from seamhost_sandbox_local.verdicts import bwrap_verdict

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import attrs
-
 from seamhost.errors import SeamhostError
 
 
-@attrs.frozen(auto_exc=True)
 class NoUsableBackend(SeamhostError, RuntimeError):
     """No enabled backend can confine commands here; nothing may run unconfined instead."""
 
@@ -25,7 +22,6 @@ class NoUsableBackend(SeamhostError, RuntimeError):
         )
 
 
-@attrs.frozen(auto_exc=True)
 class ModeNotConfinable(SeamhostError, ValueError):
     """A request asked to confine a mode that is not confined (``danger-full-access``)."""
 

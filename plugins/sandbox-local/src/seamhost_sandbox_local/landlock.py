@@ -14,7 +14,7 @@ The ruleset handles every filesystem right the running kernel's ABI knows and gr
 * read, list and execute beneath ``/``;
 * read, write, truncate and device ioctls on ``/dev/null``, ``/dev/zero`` and ``/dev/full``;
 * every handled right beneath each writable root of the shared path policy
-  (:meth:`seamhost.paths.PathPolicy.writable_roots_for`: none in ``read-only``).
+  (:meth:`seamhost.sandbox.paths.PathPolicy.writable_roots_for`: none in ``read-only``).
 
 Scopes (ABI 6): signals never reach processes outside the sandbox; abstract Unix sockets are
 scoped too when the network is off. A seccomp filter adds what Landlock does not govern: in
@@ -38,15 +38,14 @@ from typing import TYPE_CHECKING, ClassVar
 
 import attrs
 
-from seamhost.paths import PathPolicy
-from seamhost.sandbox import ConfinedCommand, ConfineRequest, SandboxMode
+from seamhost import ConfinedCommand, ConfineRequest, PathPolicy, SandboxMode
 from seamhost_sandbox_local import launch
 from seamhost_sandbox_local.probing import Inspection
 from seamhost_sandbox_local.report import CONFINING_MODES, ModeEnforcement
 from seamhost_sandbox_local.verdicts import launcher_verdict
 
 if TYPE_CHECKING:
-    from seamhost.sandbox import Enforcement
+    from seamhost import Enforcement
 
 LAUNCHER = Path(launch.__file__)
 INTERPRETER_FLAGS = ("-I", "-S")  # isolated from PYTHON* variables and user site; no site import

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from seamhost.hookspecs import hookimpl
+from seamhost import hookimpl
 from seamhost_sandbox_local.config import BACKEND_NAMES, Settings
 
 if TYPE_CHECKING:
-    from seamhost.descriptor import PluginContext
-    from seamhost.sandbox import ConfinedCommand, ConfineRequest
+    from seamhost import ConfinedCommand, ConfineRequest, PluginContext
     from seamhost_sandbox_local.probing import Backend
     from seamhost_sandbox_local.report import BackendReport
 

@@ -23,11 +23,11 @@ from typing import TYPE_CHECKING, Protocol
 
 import attrs
 
-from seamhost.sandbox import ConfineRequest, SandboxMode
+from seamhost import ConfineRequest, SandboxMode
 from seamhost_sandbox_local.report import BackendReport, ModeEnforcement
 
 if TYPE_CHECKING:
-    from seamhost.sandbox import ConfinedCommand
+    from seamhost import ConfinedCommand
 
 PROBE_TIMEOUT_SECONDS = 10.0
 NOT_CONFINING = "a write outside the workspace was not refused: the backend does not confine"

@@ -6,7 +6,7 @@ from typing import Any
 
 import attrs
 
-from seamhost.sandbox import Enforcement, SandboxMode
+from seamhost import Enforcement, SandboxMode
 
 CONFINING_MODES = (SandboxMode.READ_ONLY, SandboxMode.WORKSPACE_WRITE)
 

@@ -1,7 +1,8 @@
 """How a confined command's exit is read: an ordinary exit, a denial, or a runner failure.
 
-The kernel's runner calls a :class:`~seamhost.sandbox.ConfinedCommand`'s ``classify(returncode,
-stderr)`` once the command has ended (never on a timeout). The rules, in order:
+The kernel's runner calls a :class:`~seamhost.sandbox.confinement.ConfinedCommand`'s
+``classify(returncode, stderr)`` once the command has ended (never on a timeout). The rules, in
+order:
 
 1. **runner failure** (the command never ran): the backend's own set-up failed. Bubblewrap then
    exits 1 and its stderr starts with ``bwrap:`` (a namespace it may not create, a mount that
@@ -39,7 +40,7 @@ from typing import TYPE_CHECKING
 from seamhost_sandbox_local.launch import EXIT_NOT_EXECUTABLE, EXIT_SETUP_FAILED, MARKER
 
 if TYPE_CHECKING:
-    from seamhost.sandbox import Verdict
+    from seamhost import ExitVerdict
 
 DENIAL_MARKERS = (
     b"Permission denied",  # EACCES
@@ -53,20 +54,20 @@ LAUNCHER_PREFIX = MARKER.encode()
 LAUNCHER_EXITS = frozenset({EXIT_SETUP_FAILED, EXIT_NOT_EXECUTABLE})
 
 
-def _denied_or_ok(returncode: int, stderr: bytes) -> Verdict:
+def _denied_or_ok(returncode: int, stderr: bytes) -> ExitVerdict:
     if returncode > 0 and any(marker in stderr for marker in DENIAL_MARKERS):
         return "denied"
     return "ok"
 
 
-def bwrap_verdict(returncode: int, stderr: bytes) -> Verdict:
+def bwrap_verdict(returncode: int, stderr: bytes) -> ExitVerdict:
     """The verdict on a command run by the bubblewrap backend (rules in the module docstring)."""
     if returncode == BWRAP_SETUP_EXIT and stderr.startswith(BWRAP_PREFIX):
         return "runner-failure"
     return _denied_or_ok(returncode, stderr)
 
 
-def launcher_verdict(returncode: int, stderr: bytes) -> Verdict:
+def launcher_verdict(returncode: int, stderr: bytes) -> ExitVerdict:
     """The verdict on a command run by the Landlock launcher (rules in the module docstring)."""
     if returncode in LAUNCHER_EXITS and stderr.startswith(LAUNCHER_PREFIX):
         return "runner-failure"

@@ -78,7 +78,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from seamhost.descriptor import PluginDescriptor
+from seamhost import PluginDescriptor
 from seamhost.lazy import lazy_exports
 from seamhost_tool_policy.config import SCHEMA, RuleError
 from seamhost_tool_policy.plugin import ToolPolicy

@@ -40,7 +40,7 @@ from seamhost_tool_policy.marks import UNKNOWN
 from seamhost_tool_policy.unwrap import Analysis, Command, analyse_argv, analyse_script
 
 if TYPE_CHECKING:
-    from seamhost.tools import ToolInvocation
+    from seamhost import ToolInvocation
     from seamhost_tool_policy.globs import Glob
 
 STREAMS = re.compile(r"/dev/(?:null|stdin|stdout|stderr|tty|fd/[0-9]+)")

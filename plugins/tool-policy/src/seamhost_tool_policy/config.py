@@ -155,13 +155,9 @@ SCHEMA: dict[str, Any] = {
 class RuleError(SeamhostError, ValueError):
     """A rule or floor of the tool-policy table cannot be compiled."""
 
-    __match_args__ = ("key", "problem", "profile")
-
-    def __init__(self, key: str, problem: str, profile: str = "") -> None:
-        BaseException.__init__(self, key, problem, profile)
-        self.key = key  # e.g. "rules[2].command"
-        self.problem = problem
-        self.profile = profile  # the profile being loaded (the rule may come from one it extends)
+    key: str  # e.g. "rules[2].command"
+    problem: str
+    profile: str = ""  # the profile being loaded (the rule may come from one it extends)
 
     def __str__(self) -> str:
         where = f"{self.profile}: " if self.profile else ""

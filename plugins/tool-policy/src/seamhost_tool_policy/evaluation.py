@@ -21,7 +21,7 @@ import itertools
 
 import attrs
 
-from seamhost.decisions import Decision, Verdict
+from seamhost import Decision, Verdict
 from seamhost_tool_policy.calls import CallView, Place, Subject
 from seamhost_tool_policy.globs import Match
 from seamhost_tool_policy.policy import Policy, Rule

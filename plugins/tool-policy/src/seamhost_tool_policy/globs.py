@@ -48,12 +48,8 @@ class Match(enum.IntEnum):
 class GlobError(SeamhostError, ValueError):
     """A glob in a rule is malformed."""
 
-    __match_args__ = ("pattern", "problem")
-
-    def __init__(self, pattern: str, problem: str) -> None:
-        BaseException.__init__(self, pattern, problem)
-        self.pattern = pattern
-        self.problem = problem
+    pattern: str
+    problem: str
 
     def __str__(self) -> str:
         return f"{self.pattern!r} is not a valid glob: {self.problem}"

@@ -12,13 +12,11 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING
 
-from seamhost.hookspecs import hookimpl
+from seamhost import hookimpl
 from seamhost_tool_policy.config import RuleError, check
 
 if TYPE_CHECKING:
-    from seamhost.decisions import Decision
-    from seamhost.descriptor import PluginContext
-    from seamhost.tools import ToolInvocation
+    from seamhost import Decision, PluginContext, ToolInvocation
     from seamhost_tool_policy.calls import CallView
     from seamhost_tool_policy.policy import Policy
 
@@ -61,7 +59,7 @@ class ToolPolicy:
         """Deny when a floor matches; otherwise abstain (a guard never allows)."""
         if not self.policy.floors:
             return None
-        from seamhost.decisions import Decision  # see the module docstring
+        from seamhost import Decision  # see the module docstring
         from seamhost_tool_policy.evaluation import floor_reason
 
         reason = floor_reason(self.policy, self._view(call))

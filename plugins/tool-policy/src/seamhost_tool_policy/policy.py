@@ -11,7 +11,7 @@ from typing import Any
 
 import attrs
 
-from seamhost.decisions import Verdict
+from seamhost import Verdict
 from seamhost_tool_policy.config import LOCATIONS, rule_globs
 from seamhost_tool_policy.globs import Glob
 

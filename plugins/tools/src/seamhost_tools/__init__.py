@@ -1,7 +1,7 @@
 """seamhost-tools: the built-in tools (``shell``, ``read_file``, ``write_file``, ``edit_file``,
 ``list_dir``), registered through `tools/register`.
 
-The file tools apply the call's sandbox mode through :class:`seamhost.paths.PathPolicy`, the
+The file tools apply the call's sandbox mode through :class:`seamhost.sandbox.paths.PathPolicy`, the
 policy the sandbox provider enforces for subprocesses; ``shell`` runs every command through the
 call's confining runner. Profile table ``[plugins.tools]``: see
 :data:`seamhost_tools.settings.CONFIG_SCHEMA`.
@@ -12,7 +12,7 @@ which import asyncio, the path policy and the runner on a tool's first call.
 
 from __future__ import annotations
 
-from seamhost.descriptor import PluginDescriptor
+from seamhost import PluginDescriptor
 from seamhost_tools.plugin import ToolsPlugin
 from seamhost_tools.settings import CONFIG_SCHEMA, TOOL_NAMES, ToolSettings
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from seamhost.tools import ToolSpec
+from seamhost import ToolSpec
 from seamhost_tools.schemas import PATH
 
 if TYPE_CHECKING:
-    from seamhost.tools import ToolContext, ToolOutput
+    from seamhost import ToolContext, ToolOutput
     from seamhost_tools.settings import ToolSettings
 
 # --------------------------------------------------------------------------------------------

@@ -2,8 +2,8 @@
 
 A refusal by the path policy ends the call ``SANDBOX_DENIED``; any other operating-system error
 ends it ``TOOL_ERROR`` with a message naming the action and the path (seamhost's own errors, such
-as `seamhost.paths.HardLinkedFile`, with their own message, which already does). A write records
-in its result's ``meta`` how it was confined, as a subprocess's does (DESIGN §5, step 9).
+as `seamhost.sandbox.paths.HardLinkedFile`, with their own message, which already does). A write
+records in its result's ``meta`` how it was confined, as a subprocess's does (design.md §5, step 9).
 """
 
 from __future__ import annotations
@@ -12,9 +12,8 @@ import asyncio
 import os
 from typing import TYPE_CHECKING, TypeVar
 
-from seamhost.errors import SeamhostError
-from seamhost.paths import PathDenied, PathPolicy
-from seamhost.results import ErrorCode, ToolFailed
+from seamhost import PathDenied, PathPolicy, ToolFailed
+from seamhost.errors import ErrorCode, SeamhostError
 
 if TYPE_CHECKING:
     from collections.abc import Callable

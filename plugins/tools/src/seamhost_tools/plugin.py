@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from seamhost.hookspecs import hookimpl
+from seamhost import hookimpl
 from seamhost_tools.declarations import (
     make_edit_file,
     make_list_dir,
@@ -17,8 +17,7 @@ from seamhost_tools.settings import ToolSettings
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from seamhost.descriptor import PluginContext
-    from seamhost.tools import ToolRegistrar, ToolSpec
+    from seamhost import PluginContext, ToolRegistrar, ToolSpec
 
 MAKERS: dict[str, Callable[[ToolSettings], ToolSpec]] = {
     "read_file": make_read_file,

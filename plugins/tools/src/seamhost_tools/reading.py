@@ -14,8 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from seamhost.paths import PathPolicy
-from seamhost.tools import ToolOutput
+from seamhost import PathPolicy, ToolOutput
 from seamhost_tools import truncation
 from seamhost_tools.filework import off_loop
 
@@ -23,7 +22,7 @@ if TYPE_CHECKING:
     import io
     from pathlib import Path
 
-    from seamhost.tools import ToolContext
+    from seamhost import ToolContext
     from seamhost_tools.settings import ToolSettings
 
 _LINE_CHUNK = 64 * 1024

@@ -22,17 +22,14 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from seamhost.paths import PathDenied, PathPolicy
-from seamhost.results import ErrorCode, ToolFailed
-from seamhost.runner import SandboxUnavailable
-from seamhost.tools import ToolOutput
+from seamhost import PathDenied, PathPolicy, ToolFailed, ToolOutput
+from seamhost.errors import ErrorCode, SandboxUnavailable
 from seamhost_tools import truncation
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from seamhost.runner import RunResult
-    from seamhost.tools import Runner, ToolContext
+    from seamhost import Runner, RunResult, ToolContext
     from seamhost_tools.settings import ToolSettings
 
 

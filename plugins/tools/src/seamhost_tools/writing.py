@@ -1,14 +1,14 @@
 """The bodies of ``write_file`` and ``edit_file``: tools that change files, one at a time.
 
-Both go through :class:`seamhost.paths.PathPolicy`, the same policy the sandbox provider
+Both go through :class:`seamhost.sandbox.paths.PathPolicy`, the same policy the sandbox provider
 enforces for subprocesses: nothing in ``read-only``; only inside the workspace and the writable
 roots in ``workspace-write`` (symlinks and hard links leading out refused); anywhere in
 ``danger-full-access``. A refusal ends the call ``SANDBOX_DENIED`` and touches nothing.
 
 Neither writes in place: each replaces the file atomically and durably through
-:meth:`seamhost.paths.Replacement.commit` (a temporary file beside it, fsynced, renamed over it,
-the directory fsynced). Whatever stops the call (a crash, a kill, a full disk), the file holds
-its old content or its new one, never a mix; a call that fails leaves it as it was. The file
+:meth:`seamhost.sandbox.paths.Replacement.commit` (a temporary file beside it, fsynced, renamed
+over it, the directory fsynced). Whatever stops the call (a crash, a kill, a full disk), the file
+holds its old content or its new one, never a mix; a call that fails leaves it as it was. The file
 keeps its mode, and its owner and group as far as the process may set them; a new file
 gets the mode the umask gives. It does not keep its inode (a program holding the old file open
 goes on seeing the old content), its extended attributes or its ACLs. A file with more than one
@@ -20,17 +20,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from seamhost.paths import PathPolicy
-from seamhost.results import ErrorCode, ToolFailed
-from seamhost.tools import ToolOutput
+from seamhost import PathPolicy, ToolFailed, ToolOutput
+from seamhost.errors import ErrorCode
 from seamhost_tools import truncation
 from seamhost_tools.filework import confinement, off_loop
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from seamhost.paths import Replacement
-    from seamhost.tools import ToolContext
+    from seamhost import Replacement, ToolContext
     from seamhost_tools.settings import ToolSettings
 
 # --------------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""user-approval: one-shot, audited, fail-closed approvals (DESIGN §5 step 5).
+"""user-approval: one-shot, audited, fail-closed approvals (design.md §5 step 6).
 
 Provides ``approval/service`` (the kernel's service, configured from the profile table) and
 ``approval/request`` (the answerers below, asked in the profile's order; the first that answers
@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from seamhost.descriptor import PluginDescriptor
+from seamhost import PluginDescriptor
 from seamhost.lazy import lazy_exports
 from seamhost_user_approval.config import SCHEMA
 from seamhost_user_approval.plugin import UserApproval, set_callback

@@ -1,6 +1,6 @@
 """What an answerer gives back, and the shape every answerer has.
 
-An answerer looks at one :class:`~seamhost.approval.ApprovalRequest` and returns a
+An answerer looks at one :class:`~seamhost.approval.request.ApprovalRequest` and returns a
 :class:`Reply`: an outcome, or no outcome (it does not answer this request, and the next
 answerer is asked), with a note saying why either way. The note goes into the audit record's
 message, so the log says which rule or which person decided, or why nobody could.
@@ -16,7 +16,7 @@ from typing import Protocol
 
 import attrs
 
-from seamhost.approval import ApprovalOutcome, ApprovalRequest
+from seamhost import ApprovalOutcome, ApprovalRequest
 
 
 @attrs.frozen

@@ -2,9 +2,9 @@
 
 The application registers the function with
 :func:`seamhost_user_approval.set_callback` (``set_callback(bundle, fn)``). ``fn(request)``
-receives the :class:`~seamhost.approval.ApprovalRequest` and returns (or, as an async function,
-resolves to) an :class:`~seamhost.approval.ApprovalOutcome`, or ``None`` to leave the request
-to the next answerer. Until a function is registered, this answerer does not answer.
+receives the :class:`~seamhost.approval.request.ApprovalRequest` and returns (or, as an async
+function, resolves to) an :class:`~seamhost.approval.request.ApprovalOutcome`, or ``None`` to leave
+the request to the next answerer. Until a function is registered, this answerer does not answer.
 
 Failing closed: a function that raises, returns anything but an ``ApprovalOutcome`` member or
 ``None`` (a string such as ``"allowed-once"`` is refused too: the vocabulary is the enum), or
@@ -19,8 +19,8 @@ from collections.abc import Awaitable, Callable
 
 import attrs
 
-from seamhost.approval import ApprovalOutcome, ApprovalRequest
-from seamhost.dispatch import describe
+from seamhost import ApprovalOutcome, ApprovalRequest
+from seamhost.errors import describe
 from seamhost_user_approval.answers import Reply
 from seamhost_user_approval.errors import AnswererFailed, AnswererTimedOut
 

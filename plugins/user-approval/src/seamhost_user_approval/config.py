@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-# The kernel's approval policies (seamhost.approvals.POLICIES, which a test holds this equal to),
-# spelled out because importing that module loads every session event type, which building the
+# The kernel's approval policies (seamhost.approval.service.POLICIES, which a test holds this equal
+# to), spelled out because importing that module loads every session event type, which building the
 # bundle (``seamhost profile check``) has no use for.
 POLICIES = ("ask", "never")
 ANSWERERS = ("rules", "tty", "callback")
@@ -84,7 +84,8 @@ SCHEMA: dict[str, Any] = {
             "default": "ask",
             "description": "ask: approval requests go to the answerers; never: refused "
             "before any answerer runs. The session's last approval/policy event (the API "
-            "seamhost.approvals.set_policy, or seamhost run --approval-policy) overrides it.",
+            "seamhost.approval.service.set_policy, or seamhost run --approval-policy) "
+            "overrides it.",
         },
         "answerers": {
             "type": "array",

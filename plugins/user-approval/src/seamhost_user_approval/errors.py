@@ -8,12 +8,9 @@ one decide.
 
 from __future__ import annotations
 
-import attrs
-
 from seamhost.errors import SeamhostError
 
 
-@attrs.frozen(auto_exc=True)
 class AnswererFailed(SeamhostError, RuntimeError):
     """An answerer could not answer: it raised, answered outside the vocabulary, or lost its
     terminal."""
@@ -25,7 +22,6 @@ class AnswererFailed(SeamhostError, RuntimeError):
         return f"the {self.answerer} answerer failed: {self.problem}"
 
 
-@attrs.frozen(auto_exc=True)
 class AnswererTimedOut(SeamhostError, TimeoutError):
     """An answerer gave no answer within its timeout."""
 
@@ -40,7 +36,6 @@ class AnswererTimedOut(SeamhostError, TimeoutError):
         )
 
 
-@attrs.frozen(auto_exc=True)
 class CallbackRefused(SeamhostError, LookupError):
     """A callback was offered to a bundle that would never ask it."""
 

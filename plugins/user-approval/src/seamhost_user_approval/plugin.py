@@ -1,7 +1,7 @@
 """The plugin object: the approval service and the one ``approval/request`` implementation.
 
-The service is the kernel's (:class:`~seamhost.approvals.ApprovalService`: the audit pair, the
-policy, the chain), configured from the profile table. The ``approval/request`` implementation
+The service is the kernel's (:class:`~seamhost.approval.service.ApprovalService`: the audit pair,
+the policy, the chain), configured from the profile table. The ``approval/request`` implementation
 asks the configured answerers in the profile's order; the first that answers wins. When none
 answers it returns ``None``, so an answerer plugin listed after this one in the profile is
 asked next; when one fails it raises, which ends the approval ``unavailable``.
@@ -22,17 +22,14 @@ import collections
 import functools
 from typing import TYPE_CHECKING
 
-from seamhost.dispatch import describe
-from seamhost.hookspecs import hookimpl
+from seamhost import hookimpl
+from seamhost.errors import describe
 from seamhost_user_approval.config import Settings
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from seamhost.approval import ApprovalOutcome, ApprovalRequest
-    from seamhost.approvals import ApprovalService
-    from seamhost.bundle import Bundle
-    from seamhost.descriptor import PluginContext
+    from seamhost import ApprovalOutcome, ApprovalRequest, ApprovalService, Bundle, PluginContext
     from seamhost_user_approval.answers import Answerer
     from seamhost_user_approval.callback import Callback, CallbackAnswerer
     from seamhost_user_approval.rules import RulesAnswerer
@@ -106,7 +103,7 @@ class UserApproval:
         """The kernel's service with this profile's policy, overall timeout and accounts."""
         # Imported when a session asks for it: the service module loads every session event
         # type, which building the bundle (``seamhost profile check``) has no use for.
-        from seamhost.approvals import ApprovalService
+        from seamhost import ApprovalService
 
         return ApprovalService(
             default_policy=self.settings.policy,
@@ -179,8 +176,8 @@ def set_callback(bundle: Bundle, function: Callback | None) -> None:
     """Make `function` the callback answerer of `bundle`'s user-approval plugin.
 
     ``function(request)`` returns, or resolves to, an
-    :class:`~seamhost.approval.ApprovalOutcome`, or ``None`` to leave the request to the next
-    answerer; ``None`` as `function` removes it. Raises
+    :class:`~seamhost.approval.request.ApprovalOutcome`, or ``None`` to leave the request to the
+    next answerer; ``None`` as `function` removes it. Raises
     :class:`~seamhost_user_approval.errors.CallbackRefused` when the bundle has no user-approval
     plugin or its profile does not list ``"callback"`` among the answerers.
     """

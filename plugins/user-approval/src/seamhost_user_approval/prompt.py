@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import json
 
-from seamhost import jsonvalue
-from seamhost.approval import ApprovalRequest
+from seamhost import ApprovalRequest, jsonvalue
 
 MAX_LINES = 200  # lines of pretty-printed arguments shown
 MAX_LINE = 400  # characters shown of one line

@@ -38,8 +38,7 @@ from typing import Any
 
 import attrs
 
-from seamhost import jsonvalue
-from seamhost.approval import ApprovalOutcome, ApprovalRequest
+from seamhost import ApprovalOutcome, ApprovalRequest, jsonvalue
 from seamhost_user_approval.answers import Reply
 
 # What each decision the config schema accepts (config.DECISIONS) answers.

@@ -43,8 +43,8 @@ import time
 
 import attrs
 
-from seamhost.approval import ApprovalOutcome, ApprovalRequest
-from seamhost.dispatch import describe
+from seamhost import ApprovalOutcome, ApprovalRequest
+from seamhost.errors import describe
 from seamhost_user_approval.answers import Reply
 from seamhost_user_approval.errors import AnswererFailed, AnswererTimedOut
 from seamhost_user_approval.prompt import render

@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from seamhost import __version__
+from seamhost.cli.exitcodes import ExitCode
 from seamhost.errors import (
     ConfigError,
     MissingSeams,
@@ -26,7 +26,7 @@ from seamhost.errors import (
     SeamContractError,
     SeamhostError,
 )
-from seamhost.exitcodes import ExitCode
+from seamhost.version import __version__
 
 USAGE_ERRORS = (
     ConfigError,
@@ -113,7 +113,7 @@ class SeamhostGroup(click.Group):
 def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
     if not value or ctx.resilient_parsing:
         return
-    from seamhost.discovery import discover
+    from seamhost.kernel.plugins import discover
 
     found = discover()
     click.echo(f"seamhost {__version__}")

@@ -1,4 +1,4 @@
-"""``seamhost doctor``: what works on this machine (DESIGN §8).
+"""``seamhost doctor``: what works on this machine (design.md §8).
 
 Two checks, each reported even when the other fails:
 
@@ -28,7 +28,7 @@ from typing import Any
 
 import click
 
-from seamhost.exitcodes import ExitCode
+from seamhost.cli.exitcodes import ExitCode
 
 SANDBOX_PLUGIN = "sandbox-local"
 PROBE_SIZE = 4096
@@ -69,7 +69,7 @@ def doctor(as_json: bool, profile_ref: str) -> None:
 def _resolve(ref: str) -> tuple[Any, str]:
     """The resolved profile, or ``None`` and why it could not be resolved."""
     from seamhost.errors import SeamhostError
-    from seamhost.profile import resolve_profile
+    from seamhost.kernel.profile.resolve import resolve_profile
 
     try:
         return resolve_profile(ref), ""
@@ -81,8 +81,8 @@ def _resolve(ref: str) -> tuple[Any, str]:
 
 
 def _sandbox(profile: Any) -> dict[str, Any]:
-    from seamhost.discovery import discover
-    from seamhost.dispatch import describe
+    from seamhost.errors import describe
+    from seamhost.kernel.plugins import discover
 
     section: dict[str, Any] = {
         "plugin": SANDBOX_PLUGIN,
@@ -130,8 +130,8 @@ def _sandbox(profile: Any) -> dict[str, Any]:
 
 
 def _store(profile: Any, problem: str) -> dict[str, Any]:
-    from seamhost.bundle import build_bundle
     from seamhost.errors import SeamhostError
+    from seamhost.kernel.bundle import build_bundle
 
     section: dict[str, Any] = {"ok": False, "problem": problem}
     if profile is None:

@@ -7,8 +7,8 @@ from typing import Any
 import click
 
 from seamhost.cli.output import console, emit_json
-from seamhost.discovery import discover
 from seamhost.errors import SeamhostError
+from seamhost.kernel.plugins import discover
 
 
 def describe_installed() -> list[dict[str, Any]]:

@@ -9,15 +9,15 @@ import click
 from seamhost.cli.output import emit_json
 
 if TYPE_CHECKING:
-    from seamhost.bundle import Bundle
+    from seamhost.kernel.bundle import Bundle
 
 PROFILE_HELP = "A shipped profile name (default, strict, ...) or a path to a .toml file."
 
 
 def load_bundle(ref: str) -> Bundle:
-    from seamhost.bundle import build_bundle
     from seamhost.cli import started
-    from seamhost.profile import resolve_profile
+    from seamhost.kernel.bundle import build_bundle
+    from seamhost.kernel.profile.resolve import resolve_profile
 
     bundle = build_bundle(resolve_profile(ref))
     started()
@@ -138,14 +138,14 @@ def schema(profile_ref: str | None) -> None:
 
     Without PROFILE it covers every installed plugin; with it, only the plugins PROFILE names.
     """
-    from seamhost.discovery import discover
-    from seamhost.profile_schema import profile_schema
+    from seamhost.kernel.plugins import discover
+    from seamhost.kernel.profile.schema import profile_schema
 
     if profile_ref is None:
         found = discover()
         descriptors = [plugin.load() for plugin in found.plugins.values()]
     else:
-        from seamhost.profile import resolve_profile
+        from seamhost.kernel.profile.resolve import resolve_profile
 
         descriptors = [entry.descriptor for entry in resolve_profile(profile_ref).plugins]
     emit_json(profile_schema(descriptors))

@@ -12,17 +12,15 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from seamhost.exitcodes import ExitCode
+from seamhost.cli.exitcodes import ExitCode
 
 if TYPE_CHECKING:
-    from seamhost.agent import Agent, TurnOutcome
-    from seamhost.bundle import Bundle
     from seamhost.cli.timeline import Timeline
-    from seamhost.scenario import Scenario
+    from seamhost.kernel.bundle import Bundle
+    from seamhost.llm.replay import Script
+    from seamhost.run.agent import Agent, TurnOutcome
+    from seamhost.session.live import Session
     from seamhost.session.record import Record
-    from seamhost.session.session import Session
-
-SCRIPTED_MODEL = "model-scripted"
 
 
 @click.command()
@@ -88,28 +86,23 @@ def run(
     Exit 0 when the session ran to its end (refused calls are normal outcomes), 1 when a turn
     failed or --check found a mismatch, 2 for usage and configuration errors.
     """
-    from seamhost.agent import Agent
-    from seamhost.bundle import build_bundle
+
     from seamhost.cli import started
     from seamhost.cli.output import console
     from seamhost.cli.timeline import Timeline
-    from seamhost.profile import resolve_profile
-    from seamhost.scenario import load_scenario
-    from seamhost.sessions import create_session
+    from seamhost.kernel.bundle import build_bundle
+    from seamhost.kernel.profile.resolve import resolve_profile
+    from seamhost.run.agent import Agent
+    from seamhost.run.sessions import create_session
 
     if scenario_path is None and resume_id is None:
         raise click.UsageError("give a SCENARIO to run, or --resume ID")
     if resume_id is not None and session_id is not None:
         raise click.UsageError("--session names a new session; --resume an existing one")
-    scenario = load_scenario(scenario_path) if scenario_path is not None else None
-    overrides = (
-        {SCRIPTED_MODEL: {"scenario": str(scenario_path.resolve())}} if scenario_path else {}
-    )
-    profile = resolve_profile(profile_ref, overrides=overrides)
+    profile = resolve_profile(profile_ref)
     bundle = build_bundle(profile)
     started()  # a session allocates garbage: collect it again
-    if scenario is not None:
-        _require_model(bundle)
+    scenario = _replay(bundle, scenario_path) if scenario_path is not None else None
     out = console()
     err = console(stderr=True)
     transcript = Timeline(out)
@@ -126,7 +119,7 @@ def run(
     _seed(root, scenario)
     session.listen(_print_envelope if as_json else transcript)
     if approval_policy is not None:
-        from seamhost.approvals import set_policy
+        from seamhost.approval.service import set_policy
 
         set_policy(session, approval_policy, "command line")
     agent = Agent(bundle, session, workspace=root)
@@ -146,22 +139,25 @@ def run(
         sys.exit(int(ExitCode.FAILURE))
 
 
-def _require_model(bundle: Bundle) -> None:
+def _replay(bundle: Bundle, path: Path) -> Script:
+    """The script of `path`, loaded by the plugin that replays scenarios (``llm/replay``)."""
     from seamhost.errors import ConfigError
 
-    if not bundle.seams.has("llm/adapter"):
+    if not bundle.seams.has("llm/replay"):
         raise ConfigError(
             str(bundle.profile.path),
             "plugins",
-            f"no plugin provides llm/adapter; add [plugins.{SCRIPTED_MODEL}]",
+            "no plugin replays a scenario (none provides llm/replay); "
+            "add one that does, such as [plugins.model-scripted]",
         )
+    return bundle.seams.llm_replay(path.resolve())
 
 
 def _resume(
     bundle: Bundle, session_id: str, workspace: Path | None, transcript: Timeline, *, quiet: bool
 ) -> tuple[Session, Path]:
     """Open (and repair) a stored session, showing what repair closed."""
-    from seamhost.sessions import open_session
+    from seamhost.run.sessions import open_session
 
     session, plan = open_session(bundle, session_id)
     root = (workspace or Path(session.header.cwd)).resolve()
@@ -203,7 +199,7 @@ def _identity_changes(then: Any, now: Any) -> list[str]:
     return changes
 
 
-def _seed(root: Path, scenario: Scenario | None) -> None:
+def _seed(root: Path, scenario: Script | None) -> None:
     """Create the workspace and the scenario's files that are not there yet."""
     root.mkdir(parents=True, exist_ok=True)
     for name, content in scenario.workspace.items() if scenario is not None else ():
@@ -217,13 +213,13 @@ def _print_envelope(record: Record) -> None:
     sys.stdout.write(record.envelope().decode() + "\n")
 
 
-async def _drive(agent: Agent, scenario: Scenario | None) -> list[TurnOutcome]:
+async def _drive(agent: Agent, scenario: Script | None) -> list[TurnOutcome]:
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGINT, agent.cancel)
     outcomes: list[TurnOutcome] = []
     try:
-        for turn in scenario.turns if scenario is not None else ():
-            outcome = await agent.run_turn(turn.user)
+        for message in scenario.user_messages if scenario is not None else ():
+            outcome = await agent.run_turn(message)
             outcomes.append(outcome)
             if agent.cancelled.is_set():
                 break
@@ -240,23 +236,17 @@ async def _final_flush(session: Session) -> None:
         await session.flush()
 
 
-def _mismatches(scenario: Scenario, session: Session, profile: str, agent: Agent) -> list[str]:
+def _mismatches(scenario: Script, session: Session, profile: str, agent: Agent) -> list[str]:
     """Each scripted call whose outcome differs from what the scenario expects under `profile`."""
     outcomes = {
         r.data["call_id"]: (r.data.get("error") or {}).get("code", "ok")
         for r in session.records
         if r.type == "tool/result"
     }
-    first_turn = agent.turn - len(scenario.turns) + 1
+    first_turn = agent.turn - len(scenario.user_messages) + 1
     problems = []
-    for t, turn in enumerate(scenario.turns):
-        for s, step in enumerate(turn.steps, start=1):
-            for n, call in enumerate(step.calls, start=1):
-                expected = call.expected(profile)
-                if expected is None:
-                    continue
-                call_id = call.call_id(first_turn + t, s, n)
-                got = outcomes.get(call_id, "not run")
-                if got != expected:
-                    problems.append(f"{call_id} ({call.tool}): expected {expected}, got {got}")
+    for call_id, tool, expected in scenario.expectations(profile, first_turn):
+        got = outcomes.get(call_id, "not run")
+        if got != expected:
+            problems.append(f"{call_id} ({tool}): expected {expected}, got {got}")
     return problems

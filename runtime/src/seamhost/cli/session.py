@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from seamhost.cli.exitcodes import ExitCode
 from seamhost.cli.output import console, emit_json
 from seamhost.cli.timeline import Timeline, esc, format_time, header_json
 from seamhost.errors import ConfigError, PluginLoadError, PluginNotInstalled, SeamhostError
-from seamhost.exitcodes import ExitCode
 
 if TYPE_CHECKING:
-    from seamhost.repair import RepairPlan
+    from seamhost.session.repair import RepairPlan
     from seamhost.session.store import SessionCheck, SessionStore
 
 JSONL_PLUGIN = "persistence-jsonl"
@@ -55,8 +55,8 @@ def open_store(root: Path | None, profile_ref: str) -> SessionStore:
     """The store `--root` names, else the `session/store` provider of the profile's bundle."""
     if root is not None:
         return jsonl_store(root)
-    from seamhost.bundle import build_bundle
-    from seamhost.profile import resolve_profile
+    from seamhost.kernel.bundle import build_bundle
+    from seamhost.kernel.profile.resolve import resolve_profile
 
     bundle = build_bundle(resolve_profile(profile_ref))
     store = bundle.seams.session_store()
@@ -72,11 +72,11 @@ def open_store(root: Path | None, profile_ref: str) -> SessionStore:
 
 def jsonl_store(root: Path) -> SessionStore:
     """The store of a persistence-jsonl root, made by the installed plugin through its seam."""
-    from seamhost.bundle import build_bundle
-    from seamhost.discovery import discover
     from seamhost.jsonvalue import freeze
-    from seamhost.profile import PluginEntry, Profile
-    from seamhost.sandbox import SandboxPolicy
+    from seamhost.kernel.bundle import build_bundle
+    from seamhost.kernel.plugins import discover
+    from seamhost.kernel.profile.resolve import PluginEntry, Profile
+    from seamhost.sandbox.policy import SandboxPolicy
 
     installed = discover().get(JSONL_PLUGIN)
     if installed is None:
@@ -169,7 +169,7 @@ def show(session_id: str, root: Path | None, profile_ref: str, as_json: bool) ->
             out.write(record.envelope() + b"\n")
         out.flush()
         return
-    from seamhost.repair import plan_repair
+    from seamhost.session.repair import plan_repair
 
     records = list(reader.records())
     plan = plan_repair(reader.header, records)
@@ -337,8 +337,8 @@ def _repair_one(store: SessionStore, session_id: str, *, dry_run: bool) -> Repai
     """Repair one session (or only plan it); the store's lock refuses a live writer."""
     import asyncio
 
-    from seamhost.repair import apply_repair, plan_repair
-    from seamhost.session.session import Session
+    from seamhost.session.live import Session
+    from seamhost.session.repair import apply_repair, plan_repair
 
     if dry_run:
         reader = store.read(session_id)

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from seamhost.repair import RepairPlan
     from seamhost.session.record import Record
+    from seamhost.session.repair import RepairPlan
     from seamhost.session.store import SessionHeader
 
 

@@ -1,1 +1,1 @@
-"""The session log: records, typed events, the session and its stores (DESIGN §4)."""
+"""The session log: records, typed events, codec, stores, the live session, repair, shape rules."""

@@ -1,4 +1,4 @@
-"""The core event types of the session log (DESIGN §4).
+"""The core event types of the session log (design.md §4).
 
 Each type is a frozen attrs class with a ``TYPE`` tag; its fields are the minimum its ``data``
 carries. Optional fields (``None`` by default) are omitted from the data when unset. Plugins may
@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from typing import Any, ClassVar, Literal
 
 import attrs
+
+from seamhost.errors import ToolError
 
 TurnEndReason = Literal["completed", "aborted", "error", "interrupted"]
 ApprovalOutcomeName = Literal["allowed-once", "rejected", "cancelled", "unavailable"]
@@ -134,12 +136,6 @@ class ToolDispatch(Event):
 
 
 @attrs.frozen
-class ErrorDetail:
-    code: str
-    message: str
-
-
-@attrs.frozen
 class ToolResultEvent(Event):
     TYPE: ClassVar[str] = "tool/result"
     turn: int
@@ -147,7 +143,7 @@ class ToolResultEvent(Event):
     call_id: str
     is_error: bool
     content: str
-    error: ErrorDetail | None = None
+    error: ToolError | None = None
     value: Any = None
     meta: Mapping[str, Any] | None = None
 

@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 
-@attrs.frozen(auto_exc=True)
 class MemorySessionError(SeamhostError, LookupError):
     """A memory session is missing, already exists, or already has a writer."""
 

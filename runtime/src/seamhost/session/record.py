@@ -14,6 +14,7 @@ from typing import Any
 import orjson
 
 from seamhost import jsonvalue
+from seamhost.errors import SeamhostError
 from seamhost.jsonvalue import FrozenDict
 
 
@@ -121,12 +122,13 @@ _TYPE_JSON: dict[str, bytes] = {}
 _TYPE_JSON_LIMIT = 1024  # a log of ever-new types must not grow this without bound
 
 
-class MalformedRecord(ValueError):
+class MalformedRecord(SeamhostError, ValueError):
     """A line is not a valid record envelope; `problem` says what is wrong."""
 
-    def __init__(self, problem: str) -> None:
-        super().__init__(problem)
-        self.problem = problem
+    problem: str
+
+    def __str__(self) -> str:
+        return self.problem
 
 
 _ENVELOPE_KEYS = frozenset({"seq", "type", "time", "data", "ignorable"})

@@ -1,6 +1,6 @@
 """The contract every approval answerer passes: subclass :class:`AnswererContract`.
 
-An answerer is a plugin implementing ``approval/request`` (DESIGN §5 step 5). Its test module
+An answerer is a plugin implementing ``approval/request`` (design.md §5 step 6). Its test module
 subclasses the contract and supplies one fixture, ``answerer_driver``, returning an
 :class:`AnswererDriver`: the profile tables that put the answerer in a bundle, which answers it
 can be made to give, and how::
@@ -30,7 +30,7 @@ The bundle is the driver's tables, in their order, then ``contract-probe`` (the 
 ``tools/pre-execute`` that asks about every probe call) and, where a test needs one, a later
 answerer ``contract-fallback`` that rejects whatever reaches it. Both are installed for the test
 as distributions of their own (the ``plugin_site`` fixture). Calls run through the kernel's
-:class:`~seamhost.pipeline.ToolPipeline` on a memory-only session, with the service the bundle
+:class:`~seamhost.run.pipeline.ToolPipeline` on a memory-only session, with the service the bundle
 provides (``approval/service``) or the kernel's.
 """
 
@@ -47,19 +47,20 @@ import attrs
 import orjson
 import pytest
 
-from seamhost.approval import ApprovalOutcome
-from seamhost.approvals import ApprovalService, set_policy
-from seamhost.bundle import Bundle, build_bundle
+from seamhost.approval.request import ApprovalOutcome
+from seamhost.approval.service import ApprovalService, set_policy
+from seamhost.errors import ErrorCode
 from seamhost.jsonvalue import FrozenDict, digest, freeze
-from seamhost.model import ToolCallProposal
-from seamhost.pipeline import ToolPipeline
-from seamhost.profile import resolve_profile
-from seamhost.results import ErrorCode, ToolResult
+from seamhost.kernel.bundle import Bundle, build_bundle
+from seamhost.kernel.profile.resolve import resolve_profile
+from seamhost.llm.adapter import ToolCallProposal
+from seamhost.run.pipeline import ToolPipeline
+from seamhost.run.sessions import create_session
 from seamhost.session.events import TurnStart
+from seamhost.session.live import Session
 from seamhost.session.record import Record
-from seamhost.session.session import Session
-from seamhost.sessions import create_session
 from seamhost.testing.sites import PluginSite
+from seamhost.tool.result import ToolResult
 
 NO_ANSWER = "no-answer"
 STALL = "stall"
@@ -216,7 +217,7 @@ class ContractBench:
         )
 
 
-def _code(result: ToolResult) -> ErrorCode | None:
+def _code(result: ToolResult) -> str | None:
     return result.error.code if result.error is not None else None
 
 
@@ -302,7 +303,7 @@ class AnswererContract:
         self.needs(answerer_driver, NO_ANSWER)
         probed = make_bench(fallback=True).call(NO_ANSWER)
         assert probed.fallback_asked == ("probe-1",)
-        assert _code(probed.result) is ErrorCode.APPROVAL_REJECTED
+        assert _code(probed.result) == ErrorCode.APPROVAL_REJECTED
         [decided] = probed.of("approval/decided")
         assert decided["answerer"] == FALLBACK
 
@@ -311,7 +312,7 @@ class AnswererContract:
     ) -> None:
         self.needs(answerer_driver, NO_ANSWER)
         probed = make_bench().call(NO_ANSWER)
-        assert _code(probed.result) is ErrorCode.APPROVAL_UNAVAILABLE
+        assert _code(probed.result) == ErrorCode.APPROVAL_UNAVAILABLE
         assert probed.runs == ()
         assert probed.of("tool/dispatch") == []
         [decided] = probed.of("approval/decided")
@@ -324,7 +325,7 @@ class AnswererContract:
         bench = make_bench(fallback=True)
         set_policy(bench.session, "never", "the answerer contract")
         probed = bench.call(ApprovalOutcome.ALLOWED_ONCE.value)
-        assert _code(probed.result) is ErrorCode.APPROVAL_UNAVAILABLE
+        assert _code(probed.result) == ErrorCode.APPROVAL_UNAVAILABLE
         assert probed.runs == ()
         assert probed.fallback_asked == ()
         [decided] = probed.of("approval/decided")
@@ -385,7 +386,7 @@ class AnswererContract:
         self.needs(answerer_driver, STALL)
         bench = make_bench(timeout=STALL_TIMEOUT)
         stalled = bench.call(STALL, call_id="probe-stalled")
-        assert _code(stalled.result) is ErrorCode.APPROVAL_UNAVAILABLE
+        assert _code(stalled.result) == ErrorCode.APPROVAL_UNAVAILABLE
         assert stalled.runs == ()
         [decided] = stalled.of("approval/decided")
         assert decided["outcome"] == "unavailable"

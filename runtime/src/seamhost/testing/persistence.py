@@ -36,8 +36,8 @@ import pytest
 
 from seamhost.errors import EventRejected, SeamhostError, UnknownEventType
 from seamhost.jsonvalue import FrozenDict, freeze
+from seamhost.session.live import Session
 from seamhost.session.record import Record
-from seamhost.session.session import Session
 from seamhost.session.store import SessionHeader, SessionStore, SessionWriter
 
 
@@ -91,7 +91,7 @@ def _import(target: str) -> Callable[..., Any]:
 # only what a flush made durable can survive it.
 CHILD_SOURCE = """
 import asyncio, importlib, json, os, sys, time
-from seamhost.session.session import Session
+from seamhost.session.live import Session
 from seamhost.session.store import SessionHeader
 spec = json.loads(sys.argv[1])
 module, _, attribute = spec["factory"].partition(":")

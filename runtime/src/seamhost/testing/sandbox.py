@@ -12,7 +12,8 @@ a :class:`SandboxProvider` (the plugin object that implements ``sandbox_confine`
             return SandboxProvider("mine", MySandboxPlugin())
 
 Every command runs the way a tool's commands do: through the kernel's
-:class:`~seamhost.runner.SandboxRunner` over a real plugin manager holding only the provider.
+:class:`~seamhost.sandbox.runner.SandboxRunner` over a real plugin manager holding only the
+provider.
 
 **The escape suite.** Each escape (:data:`ESCAPES`) tries to change the host outside what the
 mode allows: writing outside the workspace directly, through ``..``, through a symlink placed in
@@ -50,11 +51,12 @@ from typing import Any
 import attrs
 import pytest
 
-from seamhost.bundle import make_plugin_manager
-from seamhost.facade import Seams
 from seamhost.jsonvalue import FrozenDict, freeze
-from seamhost.runner import RunResult, SandboxRunner
-from seamhost.sandbox import ConfineRequest, SandboxMode
+from seamhost.kernel.bundle import make_plugin_manager
+from seamhost.kernel.seams import Seams
+from seamhost.sandbox.confinement import ConfineRequest
+from seamhost.sandbox.policy import SandboxMode
+from seamhost.sandbox.runner import RunResult, SandboxRunner
 
 RO, WW, FULL = (
     SandboxMode.READ_ONLY,
@@ -260,7 +262,7 @@ class SandboxContract:
         timeout: float = 30,
         env: Mapping[str, str] | None = None,
     ) -> RunResult:
-        runner = SandboxRunner(provider.seams(), mode, layout.workspace, writable_roots)
+        runner = SandboxRunner(provider.seams().confine, mode, layout.workspace, writable_roots)
         return asyncio.run(runner.run(argv, timeout=timeout, cwd=layout.workspace, env=env))
 
     # -- the escape suite -----------------------------------------------------------------

@@ -1,0 +1,1 @@
+"""Approvals: the request and its outcomes, and the audited approval service."""

@@ -1,0 +1,1 @@
+"""Profiles: TOML files composing a bundle, their resolution, JSON Schema and version rules."""

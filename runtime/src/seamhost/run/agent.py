@@ -1,0 +1,235 @@
+"""The agent loop: turns and steps over one session (design.md §4, §5, §6).
+
+A turn appends ``turn/start`` and the ``user/message`` (step 0), then runs steps until the model
+answers without tool calls. Each step runs inside the ``agent/pre-step`` chain (a checkpoint
+policy flushes there); the step appends ``step/start``, asks the model through the
+``llm/stream`` chain whose innermost link is the ``llm/adapter`` provider, appends the
+``assistant/message`` with the raw calls, runs the calls through the governed pipeline
+(:mod:`seamhost.run.pipeline`) and appends ``step/end``. The turn ends with ``turn/end``:
+``completed``, ``aborted`` (cancelled, or a pre-step implementation stopped the step), or
+``error`` (the model is unavailable or failed, a checkpoint failed, the step limit was reached).
+
+What the model is shown is derived from the log, incrementally (no rescan per step), so the cost of
+a step does not grow with the session's length.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from seamhost.approval.service import ApprovalService
+from seamhost.errors import ErrorCode, SeamUnavailable, describe
+from seamhost.jsonvalue import thaw
+from seamhost.llm.adapter import ModelDone, ModelRequest, TextDelta, ToolCallProposal
+from seamhost.run.pipeline import ToolPipeline
+from seamhost.session.events import (
+    AssistantMessage,
+    ProposedCall,
+    StepEnd,
+    StepStart,
+    TurnEnd,
+    TurnStart,
+    UserMessage,
+)
+from seamhost.session.live import StepContext
+
+if TYPE_CHECKING:
+    from seamhost.kernel.bundle import Bundle
+    from seamhost.llm.adapter import ModelAdapter
+    from seamhost.session.live import Session
+    from seamhost.session.record import Record
+
+
+@attrs.frozen
+class TurnOutcome:
+    """How a turn ended."""
+
+    turn: int
+    reason: str  # completed | aborted | error | interrupted
+    steps: int
+    message: str | None = None
+
+
+class Agent:
+    """Drives turns of one session through a bundle."""
+
+    def __init__(
+        self,
+        bundle: Bundle,
+        session: Session,
+        *,
+        workspace: Path,
+        approvals: ApprovalService | None = None,
+        parallelism: int = 4,
+        max_steps: int = 32,
+        tool_timeout: float | None = None,
+        visible_tools: Iterable[str] | None = None,
+    ) -> None:
+        self.bundle = bundle
+        self.session = session
+        self.workspace = workspace
+        self.max_steps = max_steps
+        self.cancelled = asyncio.Event()
+        self.pipeline = ToolPipeline(
+            bundle,
+            session,
+            workspace,
+            approvals or bundle.seams.approval_service() or ApprovalService(),
+            parallelism=parallelism,
+            tool_timeout=tool_timeout,
+        )
+        names = set(bundle.tools) if visible_tools is None else set(visible_tools)
+        self._tools = tuple(
+            bundle.tools[name].spec.declaration() for name in sorted(names & set(bundle.tools))
+        )
+        self._adapter: ModelAdapter | None = None
+        self._turn = 0
+        self._messages: list[dict[str, Any]] = []
+        for record in session.records:
+            self._observe(record)
+        session.listen(self._observe)
+
+    @property
+    def turn(self) -> int:
+        """The number of the last turn started in the session (0 when none)."""
+        return self._turn
+
+    @property
+    def messages(self) -> tuple[dict[str, Any], ...]:
+        """The conversation as the model sees it, derived from the log."""
+        return tuple(self._messages)
+
+    def cancel(self) -> None:
+        """Cancel the running turn: undispatched calls are aborted, started bodies settle."""
+        self.cancelled.set()
+
+    # -- the turn -----------------------------------------------------------------------------
+
+    async def run_turn(self, user: str, *, source: str = "user") -> TurnOutcome:
+        """Run one turn for the user's message and return how it ended."""
+        turn = self._turn + 1
+        self.cancelled.clear()
+        self.session.append(TurnStart(turn=turn))
+        self.session.append(UserMessage(turn=turn, step=0, content=user, source=source))
+        reason, message, step = "completed", None, 0
+        open_step: list[int] = []
+        try:
+            while True:
+                if self.cancelled.is_set():
+                    reason, message = "aborted", "cancelled"
+                    break
+                step += 1
+                if step > self.max_steps:
+                    reason, message = "error", f"the step limit ({self.max_steps}) was reached"
+                    break
+                proposals = await self._step(turn, step, open_step)
+                if proposals is None:
+                    reason, message = "aborted", "an agent/pre-step implementation stopped the step"
+                    break
+                if not proposals:
+                    break
+        except SeamUnavailable as exc:
+            code = ErrorCode.MODEL_UNAVAILABLE if exc.seam == "llm/adapter" else None
+            reason, message = "error", f"{code}: {exc}" if code else str(exc)
+        except Exception as exc:
+            reason, message = "error", describe(exc)
+        if open_step:
+            self.session.append(StepEnd(turn=turn, step=open_step.pop()))
+        self.session.append(TurnEnd(turn=turn, reason=reason, message=message))  # type: ignore[arg-type]
+        return TurnOutcome(turn, reason, step, message)
+
+    async def _step(
+        self, turn: int, step: int, open_step: list[int]
+    ) -> list[ToolCallProposal] | None:
+        ran: list[list[ToolCallProposal]] = []
+
+        async def proceed(ctx: StepContext) -> None:
+            self.session.append(StepStart(turn=turn, step=step))
+            open_step.append(step)
+            text, proposals = await self._ask_model(turn, step)
+            self.session.append(
+                AssistantMessage(
+                    turn=turn,
+                    step=step,
+                    content=text,
+                    tool_calls=tuple(
+                        ProposedCall(
+                            p.call_id,
+                            p.name,
+                            p.arguments,
+                            p.sandbox_permissions,
+                            p.justification,
+                        )
+                        for p in proposals
+                    ),
+                )
+            )
+            if proposals:
+                await self.pipeline.run_step(turn, step, proposals, self.cancelled)
+            self.session.append(StepEnd(turn=turn, step=step))
+            open_step.pop()
+            ran.append(proposals)
+
+        await self.bundle.seams.agent_pre_step(StepContext(self.session, turn, step), proceed)
+        return ran[0] if ran else None
+
+    async def _ask_model(self, turn: int, step: int) -> tuple[str, list[ToolCallProposal]]:
+        if self._adapter is None:
+            self._adapter = self.bundle.seams.llm_adapter()
+        request = ModelRequest(
+            self.session.id, turn, step, tuple(self._messages), self._tools, session=self.session
+        )
+        text: list[str] = []
+        proposals: list[ToolCallProposal] = []
+        async for event in self.bundle.seams.llm_stream(request, self._adapter.stream):
+            if isinstance(event, TextDelta):
+                text.append(event.text)
+            elif isinstance(event, ToolCallProposal):
+                proposals.append(event)
+            elif isinstance(event, ModelDone):
+                break
+        return "".join(text), proposals
+
+    # -- the derived conversation -------------------------------------------------------------
+
+    def _observe(self, record: Record) -> None:
+        kind, data = record.type, record.data
+        if kind == "turn/start":
+            self._turn = max(self._turn, int(data["turn"]))
+        elif kind == "user/message":
+            self._messages.append({"role": "user", "content": data["content"]})
+        elif kind == "assistant/message":
+            self._messages.append(
+                {
+                    "role": "assistant",
+                    "content": data["content"],
+                    "tool_calls": thaw(data.get("tool_calls", ())),
+                }
+            )
+        elif kind == "tool/result":
+            self._messages.append(
+                {
+                    "role": "tool",
+                    "call_id": data["call_id"],
+                    "content": data["content"],
+                    "is_error": data["is_error"],
+                }
+            )
+        elif kind == "agent/inbox/spliced":
+            self._messages.extend({"role": "context", "content": c} for c in data["contexts"])
+        elif kind == "approval/policy":
+            # The model sees the policy it now works under, appended where it changed: the
+            # earlier conversation (a stable request prefix) is never rewritten.
+            self._messages.append(
+                {
+                    "role": "context",
+                    "content": f"The approval policy is now `{data['policy']}` "
+                    f"(set by {data['source']}): calls that need approval are "
+                    + ("refused without asking." if data["policy"] == "never" else "asked about."),
+                }
+            )

@@ -1,0 +1,560 @@
+"""The governed tool call (design.md §5): every proposed call, in a fixed order nothing can bypass.
+
+For the calls of one assistant message:
+
+1. **Visibility** is presentation only (the agent decides what the model is shown); a call to a
+   hidden or unknown tool still goes through every step below.
+2. **Intent**: ``tool/call`` is appended for every call, in model order, before anything else.
+3. **Arguments**: the raw string is parsed and validated against the tool's input schema
+   (``INVALID_ARGUMENTS`` otherwise; nothing is asked, nothing runs), then frozen; its canonical
+   digest is the `args_digest`. A sandbox escalation is validated here too (``ESCALATION_INVALID``).
+4. **Policy**: ``tools/pre-execute`` decides allow, deny (``DENIED_BY_POLICY``) or ask.
+5. **Guards**: ``tools/guard``; a deny (``DENIED_BY_GUARD``) is final. Guards run before anyone
+   is asked, so nobody is asked about a call a floor denies; they see the call in the mode it
+   would run in, an escalation's included.
+6. **Approval**, on ask or escalation: the approval service (:mod:`seamhost.approval.service`);
+   only ``allowed-once`` proceeds, bound to this call and `args_digest`, for one dispatch.
+7. **Sandbox readiness**: the effective mode is the approved escalation, else the last
+   ``sandbox/mode`` event, else the profile's; a tool that runs subprocesses in a confining mode
+   needs a ``sandbox/confine`` provider that answers (``SANDBOX_UNAVAILABLE`` before dispatch).
+8. **Dispatch**: ``tool/dispatch`` is appended; the ``tools/execute`` chain runs (a checkpoint
+   policy flushes there, before the outermost body: ``CHECKPOINT_FAILED``,
+   ``ABORTED_BEFORE_DISPATCH``).
+9. **Body**, with a :class:`~seamhost.tool.call.ToolContext` and a confining runner.
+10. **Post-execute** (``tools/post-execute``).
+11. **Notify**: ``tools/result`` observers see every settled call, refusals included, in model
+    order just before its result is committed.
+12. **Ordered commit**: consecutive concurrency-safe calls form a batch whose bodies run in
+    parallel (bounded); an exclusive call is a batch of its own (a barrier). Results are appended
+    strictly in model order; additional contexts are appended after all results of the step.
+
+Governance (steps 3-7) runs call by call in model order; the dispatch records of a batch are
+appended together, so one flush makes all of them durable. A cancelled step gives every call that
+was not dispatched ``ABORTED_BEFORE_DISPATCH``; bodies already started are awaited, never
+abandoned.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+import attrs
+import orjson
+
+from seamhost import jsonvalue
+from seamhost.approval.request import Answerers, ApprovalOutcome
+from seamhost.approval.service import ApprovalService, Grant
+from seamhost.errors import ErrorCode, SandboxUnavailable, SeamhostError, ToolError, describe
+from seamhost.jsonvalue import FrozenDict
+from seamhost.sandbox.confinement import ConfineRequest
+from seamhost.sandbox.policy import SandboxMode
+from seamhost.sandbox.runner import SandboxRunner
+from seamhost.schema import Validator, compile_schema
+from seamhost.session.events import (
+    InboxSpliced,
+    ToolCall,
+    ToolDispatch,
+    ToolResultEvent,
+)
+from seamhost.tool.call import RegisteredTool, ToolContext, ToolExecution, ToolInvocation
+from seamhost.tool.decision import Verdict
+from seamhost.tool.result import ToolFailed, ToolResult
+
+if TYPE_CHECKING:
+    from seamhost.kernel.bundle import Bundle
+    from seamhost.llm.adapter import ToolCallProposal
+    from seamhost.session.live import Session
+
+_APPROVAL_CODES = {
+    ApprovalOutcome.REJECTED: ErrorCode.APPROVAL_REJECTED,
+    ApprovalOutcome.CANCELLED: ErrorCode.APPROVAL_CANCELLED,
+    ApprovalOutcome.UNAVAILABLE: ErrorCode.APPROVAL_UNAVAILABLE,
+}
+
+
+def effective_mode(session: Session, profile_mode: SandboxMode) -> SandboxMode:
+    """The last ``sandbox/mode`` event's mode, else the profile's (design.md §5 step 7)."""
+    record = session.last("sandbox/mode")
+    return SandboxMode(record.data["mode"]) if record is not None else profile_mode
+
+
+class Ready(NamedTuple):
+    """A call that passed governance: what to dispatch, the grant that allowed it, and how."""
+
+    invocation: ToolInvocation
+    grant: Grant | None
+    decisions: tuple[FrozenDict, ...]
+
+
+class Refused(NamedTuple):
+    """A call that governance refused: the invocation, when it got that far, and its result."""
+
+    invocation: ToolInvocation | None
+    result: ToolResult
+
+
+@attrs.define
+class ToolPipeline:
+    """Runs the calls of assistant messages through the governed pipeline of one session."""
+
+    bundle: Bundle
+    session: Session
+    workspace: Path
+    approvals: ApprovalService
+    parallelism: int = 4
+    tool_timeout: float | None = None
+    _used_grants: set[str] = attrs.field(factory=set, init=False)
+    _roots: tuple[Path, ...] = attrs.field(init=False)
+    _session_id: str = attrs.field(init=False)
+    # The decision trail of each call being executed, by the id of its invocation: the body
+    # puts it in its result's meta (a wrapper that passes another invocation just misses it).
+    _trails: dict[int, tuple[FrozenDict, ...]] = attrs.field(factory=dict, init=False)
+    _runners: dict[SandboxMode, SandboxRunner] = attrs.field(factory=dict, init=False)
+    # Whether each confining mode has a usable provider, probed once per mode: the provider and
+    # its backends are fixed for the bundle's life, so each call confines only what it runs.
+    _readiness: dict[SandboxMode, str | None] = attrs.field(factory=dict, init=False)
+    _validators: dict[str, Validator] = attrs.field(factory=dict, init=False)
+    # The innermost link of every call's tools/execute chain: one object, so the chain is
+    # composed once (a bound method read twice is two objects).
+    _terminal: Callable[[ToolExecution], Awaitable[ToolResult]] = attrs.field(init=False)
+    _answerers: Answerers = attrs.field(init=False)
+
+    def __attrs_post_init__(self) -> None:
+        self._terminal = self._body
+        seams = self.bundle.seams
+        self._answerers = Answerers(
+            tuple(seams.implementers("approval/request")), seams.approval_request
+        )
+        # The profile, the workspace and the session are fixed for the pipeline's life.
+        self._roots = tuple(
+            root if root.is_absolute() else self.workspace / root
+            for root in self.bundle.profile.sandbox.writable_roots
+        )
+        self._session_id = self.session.id
+
+    # -- the step -----------------------------------------------------------------------------
+
+    async def run_step(
+        self,
+        turn: int,
+        step: int,
+        proposals: Sequence[ToolCallProposal],
+        cancelled: asyncio.Event,
+        *,
+        parent: ToolExecution | None = None,
+    ) -> list[ToolResult]:
+        """Govern, dispatch and commit every call of one assistant message."""
+        for proposal in proposals:
+            tool = self.bundle.tools.get(proposal.name)
+            self.session.append(
+                ToolCall(
+                    turn=turn,
+                    step=step,
+                    call_id=proposal.call_id,
+                    name=proposal.name,
+                    arguments=proposal.arguments,
+                    descriptor_digest=tool.digest if tool is not None else None,
+                )
+            )
+        results: list[ToolResult] = []
+        for batch in _batches(proposals, self.bundle.tools):
+            results += await self._run_batch(turn, step, batch, cancelled, parent)
+        contexts: tuple[str, ...] = ()
+        for result in results:
+            if result.additional_contexts:
+                contexts += result.additional_contexts
+        if contexts:
+            self.session.append(InboxSpliced(turn=turn, step=step, contexts=contexts))
+        return results
+
+    async def _run_batch(
+        self,
+        turn: int,
+        step: int,
+        batch: Sequence[ToolCallProposal],
+        cancelled: asyncio.Event,
+        parent: ToolExecution | None,
+    ) -> list[ToolResult]:
+        # The outcome of each call, by its position in the batch (a model may repeat a call id).
+        settled: list[ToolResult | None] = [None] * len(batch)
+        calls: list[ToolInvocation | None] = [None] * len(batch)
+        ready: list[tuple[int, Ready]] = []
+        for index, proposal in enumerate(batch):
+            if cancelled.is_set():
+                settled[index] = _aborted(proposal.call_id)
+                continue
+            outcome = await self._govern(turn, step, proposal)
+            calls[index] = outcome.invocation
+            if isinstance(outcome, Refused):
+                settled[index] = outcome.result
+            else:
+                ready.append((index, outcome))
+        dispatched: list[tuple[int, Ready]] = []
+        for index, item in ready:
+            call = item.invocation
+            if cancelled.is_set():
+                settled[index] = _aborted(call.call_id)
+                continue
+            self.session.append(
+                ToolDispatch(
+                    call_id=call.call_id,
+                    attempt=1,
+                    sandbox_mode=call.sandbox_mode.value,
+                    args_digest=call.args_digest,
+                )
+            )
+            dispatched.append((index, item))
+        if len(dispatched) == 1:
+            index, item = dispatched[0]
+            settled[index] = await self._execute(item, cancelled, parent)
+        elif dispatched:
+            # A bounded pool: at most `parallelism` workers, each taking the next call when its
+            # last one settles (one task per worker, not one per call).
+            pending = iter(dispatched)
+
+            async def worker() -> None:
+                for index, item in pending:
+                    if cancelled.is_set():  # still waiting for a worker: its body never starts
+                        settled[index] = _aborted(item.invocation.call_id)
+                    else:
+                        settled[index] = await self._execute(item, cancelled, parent)
+
+            workers = min(max(1, self.parallelism), len(dispatched))
+            await asyncio.gather(*(worker() for _ in range(workers)))
+        ordered: list[ToolResult] = settled  # type: ignore[assignment]  # every one is settled
+        notify = self.bundle.seams.tools_result
+        for invocation, result in zip(calls, ordered, strict=True):
+            notify(invocation, result)
+            self._commit(turn, step, result)
+        return ordered
+
+    # -- steps 3 to 7 -------------------------------------------------------------------------
+
+    async def _govern(self, turn: int, step: int, proposal: ToolCallProposal) -> Ready | Refused:
+        call_id = proposal.call_id
+        tool = self.bundle.tools.get(proposal.name)
+        if tool is None:
+            known = ", ".join(sorted(self.bundle.tools)) or "none"
+            return Refused(
+                None,
+                ToolResult.failure(
+                    call_id,
+                    ErrorCode.UNKNOWN_TOOL,
+                    f"no tool named {proposal.name!r} in this bundle (tools: {known})",
+                ),
+            )
+        validator = self._validators.get(tool.spec.name)
+        if validator is None:  # the bundle's tools are fixed: compile each schema once
+            validator = self._validators[tool.spec.name] = compile_schema(tool.spec.input_schema)
+        arguments = _parse_arguments(validator, proposal.arguments)
+        if isinstance(arguments, str):
+            return Refused(
+                None, ToolResult.failure(call_id, ErrorCode.INVALID_ARGUMENTS, arguments)
+            )
+        mode = effective_mode(self.session, self.bundle.profile.sandbox.mode)
+        escalation = None
+        if proposal.sandbox_permissions is not None or proposal.justification is not None:
+            try:
+                escalation = _parse_escalation(proposal, mode)
+            except InvalidEscalation as exc:
+                failure = ToolResult.failure(call_id, ErrorCode.ESCALATION_INVALID, str(exc))
+                return Refused(None, failure)
+        invocation = ToolInvocation(
+            session_id=self._session_id,
+            turn=turn,
+            step=step,
+            call_id=call_id,
+            tool=tool,
+            arguments=jsonvalue.freeze(arguments),
+            args_digest=jsonvalue.digest(arguments, checked=True),  # checked when parsed
+            workspace=self.workspace,
+            sandbox_mode=mode,
+        )
+        decisions: list[FrozenDict] = []
+        decision = await self.bundle.seams.tools_pre_execute(invocation)
+        decisions.append(_trace("policy", decision.verdict, decision.plugin, decision.reason))
+        if decision.verdict is Verdict.DENY:
+            return _refused(
+                invocation, ErrorCode.DENIED_BY_POLICY, decision.reason, decision.plugin, decisions
+            )
+        escalated = invocation
+        if escalation is not None:
+            escalated = attrs.evolve(invocation, sandbox_mode=escalation)
+        guard = await self.bundle.seams.tools_guard(escalated)
+        if guard.verdict is not Verdict.ALLOW:
+            decisions.append(_trace("guard", guard.verdict, guard.plugin, guard.reason))
+            return _refused(
+                escalated, ErrorCode.DENIED_BY_GUARD, guard.reason, guard.plugin, decisions
+            )
+        grant = None
+        if decision.verdict is Verdict.ASK or escalation is not None:
+            reason = decision.reason or "the call asks for a wider sandbox"
+            if escalation is not None:
+                reason = f"{reason}; requests {escalation}: {proposal.justification}"
+            approval = await self.approvals.request(
+                self._answerers,
+                self.session,
+                invocation,
+                reason,
+                turn_open=True,
+                escalation=escalation,
+                justification=proposal.justification,
+            )
+            decisions.append(
+                _trace("approval", approval.outcome, approval.answerer or "", approval.message)
+            )
+            if not approval.allowed:
+                return _refused(
+                    invocation,
+                    _APPROVAL_CODES[approval.outcome],
+                    approval.message,
+                    approval.answerer or "",
+                    decisions,
+                )
+            grant = Grant(approval.id, call_id, invocation.args_digest, escalation)
+        invocation = escalated
+        if invocation.tool.spec.runs_subprocesses and invocation.sandbox_mode.confining:
+            unavailable = await self._sandbox_problem(invocation)
+            if unavailable is not None:
+                return _refused(
+                    invocation, ErrorCode.SANDBOX_UNAVAILABLE, unavailable, "", decisions
+                )
+        return Ready(invocation, grant, tuple(decisions))
+
+    async def _sandbox_problem(self, call: ToolInvocation) -> str | None:
+        """Why a subprocess tool cannot be confined in its mode, or ``None`` when it can."""
+        mode = call.sandbox_mode
+        if mode not in self._readiness:
+            self._readiness[mode] = await self._probe_sandbox(call)
+        return self._readiness[mode]
+
+    async def _probe_sandbox(self, call: ToolInvocation) -> str | None:
+        probe = ConfineRequest(
+            ("true",),
+            call.sandbox_mode,
+            self.workspace,
+            self._roots,
+            self.bundle.profile.sandbox.network,
+        )
+        try:
+            await self.bundle.seams.sandbox_confine(probe)
+        except Exception as exc:
+            return f"{call.sandbox_mode} needs a usable sandbox/confine provider: {describe(exc)}"
+        return None
+
+    def _runner(self, mode: SandboxMode) -> SandboxRunner:
+        """The runner of `mode`: one per mode, since the seams, workspace and roots are fixed."""
+        runner = self._runners.get(mode)
+        if runner is None:
+            runner = self._runners[mode] = SandboxRunner(
+                self.bundle.seams.confine,
+                mode,
+                self.workspace,
+                self._roots,
+                self.bundle.profile.sandbox.network,
+            )
+        return runner
+
+    # -- steps 8 to 11 ------------------------------------------------------------------------
+
+    async def _execute(
+        self, item: Ready, cancelled: asyncio.Event, parent: ToolExecution | None
+    ) -> ToolResult:
+        call = item.invocation
+        if item.grant is not None:
+            if not item.grant.covers(call) or item.grant.approval_id in self._used_grants:
+                return ToolResult.failure(
+                    call.call_id,
+                    ErrorCode.APPROVAL_UNAVAILABLE,
+                    "the approval does not cover this dispatch; refused",
+                )
+            self._used_grants.add(item.grant.approval_id)
+        execution = ToolExecution(call, 1, cancelled, session=self.session, parent=parent)
+        self._trails[id(call)] = item.decisions  # the body's result carries them from the start
+        try:
+            result = await self.bundle.seams.tools_execute(execution, self._terminal)
+        finally:
+            del self._trails[id(call)]
+        result = await self.bundle.seams.tools_post_execute(call, result)
+        if result.meta.get("decisions") is not item.decisions:  # made or replaced on the way
+            result = result.with_meta(decisions=item.decisions)
+        return result
+
+    async def _body(self, execution: ToolExecution) -> ToolResult:
+        call = execution.invocation
+        spec = call.tool.spec
+        context = ToolContext(
+            call_id=call.call_id,
+            arguments=call.arguments,
+            workspace=self.workspace,
+            sandbox_mode=call.sandbox_mode,
+            writable_roots=self._roots,
+            cancelled=execution.cancelled,
+            runner=self._runners.get(call.sandbox_mode) or self._runner(call.sandbox_mode),
+        )
+        meta: dict[str, Any] = {"sandbox_mode": str(call.sandbox_mode)}
+        trail = self._trails.get(id(call))
+        if trail is not None:
+            meta["decisions"] = trail
+        try:
+            if self.tool_timeout is None:
+                output = await spec.body(context)
+            else:
+                output = await asyncio.wait_for(spec.body(context), self.tool_timeout)
+        except TimeoutError:
+            return ToolResult.failure(
+                call.call_id,
+                ErrorCode.TOOL_TIMEOUT,
+                f"{spec.name} did not finish within {self.tool_timeout:g}s",
+                **meta,
+            )
+        except ToolFailed as exc:
+            return attrs.evolve(
+                ToolResult.failure(call.call_id, exc.code, exc.message, **meta), value=exc.value
+            )
+        except SandboxUnavailable as exc:
+            return ToolResult.failure(call.call_id, ErrorCode.SANDBOX_UNAVAILABLE, str(exc), **meta)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            return ToolResult.failure(
+                call.call_id, ErrorCode.TOOL_ERROR, f"{spec.name} failed: {describe(exc)}", **meta
+            )
+        for key, value in output.meta.items():
+            meta[key] = jsonvalue.freeze(value)
+        error = None
+        if output.is_error:
+            error = ToolError(output.error_code or ErrorCode.TOOL_ERROR, output.content)
+        return ToolResult(
+            call.call_id,
+            output.content,
+            value=output.value,
+            error=error,
+            meta=FrozenDict(meta),  # every value is frozen: taken as it is, trail included
+            additional_contexts=output.additional_contexts,
+        )
+
+    # -- step 12 ------------------------------------------------------------------------------
+
+    def _commit(self, turn: int, step: int, result: ToolResult) -> None:
+        error = result.error
+        self.session.append(
+            ToolResultEvent(
+                turn=turn,
+                step=step,
+                call_id=result.call_id,
+                is_error=error is not None,
+                content=result.content,
+                error=error,
+                value=result.value,
+                meta=result.meta or None,
+            )
+        )
+
+
+# -- helpers ----------------------------------------------------------------------------------
+
+
+def _batches(proposals: Sequence[ToolCallProposal], tools: Any) -> list[list[ToolCallProposal]]:
+    """Consecutive concurrency-safe calls share a batch; every other call is a batch alone."""
+    batches: list[list[ToolCallProposal]] = []
+    open_batch = False
+    for proposal in proposals:
+        tool: RegisteredTool | None = tools.get(proposal.name)
+        safe = tool is not None and tool.spec.concurrency_safe
+        if safe and open_batch:
+            batches[-1].append(proposal)
+        else:
+            batches.append([proposal])
+        open_batch = safe
+    return batches
+
+
+def _parse_arguments(validator: Validator, raw: str) -> dict[str, Any] | str:
+    """The validated arguments, or a sentence saying why they are invalid."""
+    try:
+        arguments = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        return f"arguments are not valid JSON: {exc}"
+    if type(arguments) is not dict:
+        return f"arguments must be a JSON object, got {type(arguments).__name__}"
+    try:
+        jsonvalue.check_lossless(arguments, "arguments")
+    except jsonvalue.LossyValue as exc:
+        return str(exc)
+    violation = validator(arguments)
+    if violation is not None:
+        where = "arguments" + "".join(
+            f"[{p}]" if isinstance(p, int) else f".{p}" for p in violation.path
+        )
+        return f"{where}: {violation.problem}"
+    return arguments
+
+
+class InvalidEscalation(SeamhostError, ValueError):
+    """A call's sandbox escalation request is malformed or does not widen anything."""
+
+    problem: str
+
+    def __str__(self) -> str:
+        return self.problem
+
+
+def _parse_escalation(proposal: ToolCallProposal, mode: SandboxMode) -> SandboxMode | None:
+    """The requested wider mode, or ``None`` when none is requested; raises when invalid."""
+    requested, justification = proposal.sandbox_permissions, proposal.justification
+    if requested is None and justification is None:
+        return None
+    if requested is None or justification is None:
+        raise InvalidEscalation("sandbox_permissions and justification must be given together")
+    if not str(justification).strip():
+        raise InvalidEscalation("justification must not be empty")
+    try:
+        wanted = SandboxMode(requested)
+    except ValueError:
+        choices = ", ".join(m.value for m in SandboxMode)
+        raise InvalidEscalation(
+            f"sandbox_permissions {requested!r} is not a mode ({choices})"
+        ) from None
+    if not wanted.widens(mode):
+        raise InvalidEscalation(
+            f"{wanted} is not wider than the effective mode {mode}; nothing to escalate"
+        )
+    return wanted
+
+
+def _trace(stage: str, verdict: object, plugin: str, reason: str) -> FrozenDict:
+    """One step of a call's decision path, as its result's meta records it (frozen: strings)."""
+    return FrozenDict(stage=stage, verdict=str(verdict), plugin=plugin, reason=reason)
+
+
+def _refused(
+    call: ToolInvocation,
+    code: ErrorCode,
+    reason: str,
+    plugin: str,
+    decisions: list[FrozenDict],
+) -> Refused:
+    by = f' (by "{plugin}")' if plugin else ""
+    result = ToolResult.failure(
+        call.call_id,
+        code,
+        f"{reason or code.value}{by}",
+        decisions=decisions,
+        sandbox_mode=str(call.sandbox_mode),
+    )
+    return Refused(call, result)
+
+
+def _aborted(call_id: str) -> ToolResult:
+    return ToolResult.failure(
+        call_id,
+        ErrorCode.ABORTED_BEFORE_DISPATCH,
+        "the step was cancelled before this call was dispatched; it never started",
+    )
+
+
+__all__ = ["ToolPipeline", "effective_mode"]

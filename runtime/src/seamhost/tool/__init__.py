@@ -1,0 +1,1 @@
+"""What crosses the ``tools/*`` seams: declarations, the governed call, its result, decisions."""

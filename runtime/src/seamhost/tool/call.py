@@ -1,0 +1,168 @@
+"""A tool and a call of it: what a plugin declares, what its body receives and returns.
+
+A plugin registers :class:`ToolSpec` values through ``tools/register``; the bundle tags each with
+its plugin and descriptor digest (:class:`RegisteredTool`). A call of it travels the seams as a
+:class:`ToolInvocation` (policy, guards, approval) and a :class:`ToolExecution` (the
+``tools/execute`` chain); its body receives a :class:`ToolContext` and returns a
+:class:`ToolOutput`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+import attrs
+
+from seamhost.jsonvalue import FrozenDict, digest, freeze
+from seamhost.sandbox.policy import SandboxMode
+
+if TYPE_CHECKING:
+    import asyncio
+
+    from seamhost.errors import ErrorCode
+    from seamhost.sandbox.runner import RunResult
+    from seamhost.session.live import Session
+    from seamhost.tool.result import ToolResult
+
+
+Effect = Literal["read-only", "write"]
+ToolBody = Callable[["ToolContext"], Awaitable["ToolOutput"]]
+
+
+@attrs.frozen
+class ToolSpec:
+    """A tool as a plugin declares it through `tools/register`."""
+
+    name: str
+    description: str
+    input_schema: Mapping[str, Any]
+    output_schema: Mapping[str, Any]
+    effect: Effect
+    concurrency_safe: bool
+    body: ToolBody = attrs.field(eq=False, repr=False)
+    idempotent: bool = False
+    runs_subprocesses: bool = False
+
+    def declaration(self) -> dict[str, Any]:
+        """The JSON declaration shown to operators and digested into the bundle."""
+        return {
+            "name": self.name,
+            "description": self.description,
+            "effect": self.effect,
+            "concurrency_safe": self.concurrency_safe,
+            "idempotent": self.idempotent,
+            "runs_subprocesses": self.runs_subprocesses,
+            "input_schema": dict(self.input_schema),
+            "output_schema": dict(self.output_schema),
+        }
+
+
+@attrs.frozen
+class RegisteredTool:
+    """A tool tagged with the plugin that registered it and its descriptor digest."""
+
+    spec: ToolSpec
+    plugin: str
+    digest: str
+
+    @classmethod
+    def of(cls, spec: ToolSpec, plugin: str) -> RegisteredTool:
+        return cls(spec, plugin, digest({"plugin": plugin, **spec.declaration()}))
+
+
+class ToolRegistrar(Protocol):
+    """The callback `tools/register` implementations receive."""
+
+    def __call__(self, spec: ToolSpec) -> None: ...
+
+
+class Runner(Protocol):
+    """Runs a subprocess confined by the bundle's `sandbox/confine` provider.
+
+    The kernel's implementation is :class:`seamhost.sandbox.runner.SandboxRunner`; it raises
+    :class:`seamhost.errors.SandboxUnavailable` rather than ever running unconfined.
+    """
+
+    async def run(
+        self,
+        argv: tuple[str, ...],
+        *,
+        timeout: float | None = None,
+        stdin: bytes | None = None,
+        cwd: Path | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> RunResult: ...
+
+
+@attrs.frozen
+class ToolContext:
+    """What a tool body receives.
+
+    `call_id` is the idempotency key to hand to external systems; `arguments` are validated and
+    frozen; `cancelled` is set when the turn is cancelled; `runner` confines subprocesses.
+    """
+
+    call_id: str
+    arguments: FrozenDict
+    workspace: Path
+    sandbox_mode: SandboxMode
+    writable_roots: tuple[Path, ...]
+    cancelled: asyncio.Event
+    runner: Runner | None = None
+
+
+@attrs.frozen
+class ToolOutput:
+    """What a body returns: the canonical value and the text the model reads.
+
+    An output with `is_error` ends the call as an error result with `error_code` (by default
+    ``TOOL_ERROR``; ``TOOL_TIMEOUT`` or ``SANDBOX_DENIED`` where that is what happened), keeping
+    its content and value. A body may also raise :class:`seamhost.tool.result.ToolFailed`.
+    """
+
+    content: str
+    value: Any = attrs.field(default=None, converter=freeze)
+    meta: Mapping[str, Any] = attrs.field(factory=dict)
+    is_error: bool = False
+    error_code: ErrorCode | None = None
+    additional_contexts: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class ToolInvocation:
+    """A call after its arguments were validated and frozen: what governance decides on."""
+
+    session_id: str
+    turn: int
+    step: int
+    call_id: str
+    tool: RegisteredTool
+    arguments: FrozenDict
+    args_digest: str
+    workspace: Path
+    sandbox_mode: SandboxMode
+
+    @property
+    def name(self) -> str:
+        return self.tool.spec.name
+
+
+@attrs.frozen
+class ToolExecution:
+    """The context of the `tools/execute` around-chain.
+
+    `parent` is the outer execution when a tool dispatches another (nested) call; checkpoint
+    policies act only on the outermost one (``parent is None``). `session` is ``None`` when the
+    call runs outside an agent session.
+    """
+
+    invocation: ToolInvocation
+    attempt: int
+    cancelled: asyncio.Event
+    session: Session | None = None
+    parent: ToolExecution | None = None
+
+
+ExecuteNext = Callable[[ToolExecution], Awaitable["ToolResult"]]
