@@ -25,14 +25,14 @@ from seamhost_tool_policy import policy as compiled_policy
 from seamhost_user_approval import config as approval_config
 from seamhost_user_approval import rules as approval_rules
 
-import seamhost.approvals
+import seamhost.approval.service
 
 # Builds the empty profile first, so that whatever the kernel loads lazily for any bundle is not
 # charged to the plugin; then prints the modules the plugin's bundle added.
 PROBE = """
 import json, sys
-from seamhost.bundle import build_bundle
-from seamhost.profile import resolve_profile
+from seamhost.kernel.bundle import build_bundle
+from seamhost.kernel.profile.resolve import resolve_profile
 
 build_bundle(resolve_profile(sys.argv[1]))
 before = set(sys.modules)
@@ -45,30 +45,32 @@ print(json.dumps({
 
 RUN_TIME_ONLY_EVERYWHERE = (
     "asyncio",
-    "seamhost.session.events",
-    "seamhost.approvals",
-    # the values of a running call: votes, results, approval requests, confinement, calls
-    "seamhost.decisions",
-    "seamhost.results",
+    # whole sub-packages of the kernel that only a running session needs
+    "seamhost.session",
     "seamhost.approval",
-    "seamhost.confinement",
-    "seamhost.calls",
+    "seamhost.llm",
+    "seamhost.run",
+    # the values of a running call: votes, results, confinement
+    "seamhost.tool.decision",
+    "seamhost.tool.result",
+    "seamhost.sandbox.confinement",
 )
-# What the kernel itself loads only for a session (or, for versions, a profile pinning them).
-KERNEL_RUN_TIME_ONLY = (
-    *RUN_TIME_ONLY_EVERYWHERE,
-    "seamhost.agent",
-    "seamhost.pipeline",
-    "seamhost.runner",
-    "seamhost.paths",
-    "seamhost.model",
-    "seamhost.steps",
-    "seamhost.sessions",
-    "seamhost.session.session",
-    "seamhost.versions",
+# Building a bundle needs the foundation, the kernel, the sandbox policy and tool declarations;
+# every other sub-package is deferred as a whole (docs/design.md §2).
+BUILD_TIME_PACKAGES = {"seamhost.kernel", "seamhost.sandbox", "seamhost.tool"}
+FOUNDATION = {"seamhost.errors", "seamhost.jsonvalue", "seamhost.schema", "seamhost.lazy"}
+DEFERRED_MODULES = (
+    "seamhost.sandbox.runner",
+    "seamhost.sandbox.paths",
+    "seamhost.kernel.profile.versions",  # only a profile that pins versions needs it
     "fastjsonschema",  # validators come from the schema cache once it is warm
     "decimal",  # generated validators check numbers without it (see seamhost.schema)
 )
+
+
+def sub_packages(modules: set[str]) -> set[str]:
+    """The kernel's sub-packages and foundation modules among `modules`."""
+    return {".".join(m.split(".")[:2]) for m in modules if m.startswith("seamhost.")}
 
 
 @attrs.frozen
@@ -91,8 +93,8 @@ CASES = {
             "seamhost_tools.writing",
             "seamhost_tools.shell",
             "seamhost_tools.filework",
-            "seamhost.paths",
-            "seamhost.runner",
+            "seamhost.sandbox.paths",
+            "seamhost.sandbox.runner",
         ),
     ),
     "tool-policy": Case(
@@ -119,6 +121,17 @@ CASES = {
             "seamhost_tool_policy.shellwords",
             "seamhost_tool_policy.splitter",
             "seamhost_tool_policy.unwrap",
+            "seamhost_tool_policy.tokens",
+            "seamhost_tool_policy.heredocs",
+            "seamhost_tool_policy.quoting",
+            "seamhost_tool_policy.expansion",
+            "seamhost_tool_policy.parser",
+            "seamhost_tool_policy.analyser",
+            "seamhost_tool_policy.options",
+            "seamhost_tool_policy.wrapper_options",
+            "seamhost_tool_policy.wrappers",
+            "seamhost_tool_policy.shell_builtins",
+            "seamhost_tool_policy.handlers",
             "seamhost_tool_policy.calls",
             "seamhost_tool_policy.evaluation",
         ),
@@ -146,7 +159,11 @@ CASES = {
         plugins=("model-scripted",),
         tables="[plugins.model-scripted]\n",
         loads=("seamhost_model_scripted",),
-        defers=("seamhost_model_scripted.adapter", "seamhost.scenario", "seamhost.model"),
+        defers=(
+            "seamhost_model_scripted.adapter",
+            "seamhost_model_scripted.scenario",
+            "seamhost.llm.adapter",
+        ),
     ),
     "sandbox-local": Case(
         plugins=("sandbox-local",),
@@ -165,8 +182,8 @@ CASES = {
         tables="[plugins.persistence-jsonl]\n[plugins.checkpoint-policy]\n",
         loads=("seamhost_checkpoint_policy", "seamhost_persistence_jsonl.plugin"),
         defers=(
-            "seamhost.model",
-            "seamhost.steps",
+            "seamhost.llm.adapter",
+            "seamhost.session.live",
             "seamhost_persistence_jsonl.store",
             "seamhost_persistence_jsonl.writing",
             "zstandard",
@@ -200,14 +217,15 @@ def test_building_the_bundle_defers_what_only_a_session_needs(name: str, tmp_pat
     loaded = set(report["loaded"])
     assert set(case.loads) <= loaded, "the probe did not build the plugin it names"
     early = sorted(loaded & {*case.defers, *RUN_TIME_ONLY_EVERYWHERE})
+    early += sorted(sub_packages(loaded) & set(RUN_TIME_ONLY_EVERYWHERE))
     assert not early, f"building a bundle with {name} imported {early}"
 
 
 def test_the_approval_policies_in_the_schema_are_the_kernels() -> None:
-    # user-approval spells them out rather than import seamhost.approvals (see its config).
-    assert approval_config.POLICIES == seamhost.approvals.POLICIES
+    # user-approval spells them out rather than import seamhost.approval.service (see its config).
+    assert approval_config.POLICIES == seamhost.approval.service.POLICIES
     schema = approval_config.SCHEMA["properties"]["policy"]["enum"]
-    assert tuple(schema) == seamhost.approvals.POLICIES
+    assert tuple(schema) == seamhost.approval.service.POLICIES
 
 
 def test_the_decisions_the_schemas_accept_are_those_the_plugins_compile() -> None:
@@ -218,15 +236,15 @@ def test_the_decisions_the_schemas_accept_are_those_the_plugins_compile() -> Non
 
 KERNEL_PROBE = """
 import json, sys
-from seamhost.bundle import build_bundle
-from seamhost.profile import resolve_profile
+from seamhost.kernel.bundle import build_bundle
+from seamhost.kernel.profile.resolve import resolve_profile
 
 build_bundle(resolve_profile(sys.argv[1]))
 print(json.dumps(sorted(sys.modules)))
 """
 
 
-@pytest.mark.parametrize("profile", ["default", "minimal"])
+@pytest.mark.parametrize("profile", ["default", "minimal", "strict", "ci"])
 def test_building_a_shipped_profile_defers_what_only_a_session_needs(
     profile: str, tmp_path: Path
 ) -> None:
@@ -244,5 +262,7 @@ def test_building_a_shipped_profile_defers_what_only_a_session_needs(
         assert result.returncode == 0, result.stderr
     loaded = set(json.loads(result.stdout))
     assert "seamhost_tools.plugin" in loaded, "the probe did not build the profile's plugins"
-    early = sorted(loaded & set(KERNEL_RUN_TIME_ONLY))
+    packages = sub_packages(loaded)
+    assert packages - {"seamhost.version"} == BUILD_TIME_PACKAGES | FOUNDATION, sorted(packages)
+    early = sorted(loaded & {*RUN_TIME_ONLY_EVERYWHERE, *DEFERRED_MODULES})
     assert not early, f"building the {profile} profile imported {early}"

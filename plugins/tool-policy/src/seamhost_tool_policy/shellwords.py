@@ -1,207 +1,121 @@
-"""Shell words: the lexer the splitter reads a command line with.
+"""Shell words: the lexer the parser (:mod:`.parser`) reads a command line with.
 
-A :class:`Lexer` turns text into tokens: operators (``;`` ``&&`` ``|`` ``(`` ``>>`` ``<<``...)
-and words. A word is returned after quote removal (single and double quotes, backslashes,
-``$'...'`` ANSI-C and ``$"..."`` quoting, line continuations), with every stretch only the shell
-will know replaced by :data:`UNKNOWN`: parameter expansions, command, process and arithmetic
-substitutions, and unquoted tildes, brace expansions and file-name patterns. Substitutions hold
-commands, so reading a word may read a nested command list: the parser
-(:mod:`seamhost_tool_policy.splitter`) supplies that through :meth:`Lexer._nested_list` and
-:meth:`Lexer._absorb`. What the lexer cannot follow is recorded in :attr:`Lexer.unsure`.
+A :class:`Lexer` turns text into tokens (:mod:`.tokens`): operators (``;`` ``&&`` ``|`` ``(``
+``>>`` ``<<``...) and words. A word is returned after quote removal (single and double quotes,
+backslashes, ``$'...'`` ANSI-C quoting and backquotes (:mod:`.quoting`), ``$"..."``, line
+continuations), with every stretch only the shell will know replaced by :data:`UNKNOWN`:
+parameter expansions, command, process and arithmetic substitutions, and unquoted tildes, brace
+expansions and file-name patterns (:mod:`.expansion`). What the lexer cannot follow is recorded
+in :attr:`Lexer.unsure`.
+
+Substitutions hold commands, so reading a word may mean reading a nested command list, which
+is the parser's job. The lexer is therefore given a :class:`Nesting` (the parser that owns it)
+and hands it those lists; the parser in turn reads its tokens from the lexer. A ``$(...)`` or
+``<(...)`` list goes on in the same text, so it is read through this lexer, at its position;
+backquoted code and here-document bodies are text of their own, read by a fresh parser.
 """
 
 from __future__ import annotations
 
-import abc
+import contextlib
 import re
+from collections.abc import Iterator
+from typing import Protocol
 
-import attrs
-
+from seamhost_tool_policy.expansion import ASSIGNMENT, expand_patterns, is_assignment
+from seamhost_tool_policy.heredocs import Heredoc, read_body
 from seamhost_tool_policy.marks import UNKNOWN
+from seamhost_tool_policy.quoting import backquoted, decode_ansi_c
+from seamhost_tool_policy.tokens import CASE_ENDS, REDIRECTIONS, SEPARATORS, Op, Token, Word
 
 MAX_DEPTH = 40
 """Deeper nesting of substitutions, subshells and expansions is unsure, and not followed."""
 
-SEPARATORS = frozenset({";", "&", "&&", "||", "|", "|&", "\n"})
-CASE_ENDS = frozenset({";;", ";&", ";;&"})
-REDIRECTIONS = frozenset({"<", ">", ">>", ">|", "<>", "<&", ">&", "&>", "&>>", "<<", "<<-", "<<<"})
+# Longest first, so that a prefix (">" of ">>") never wins.
 _OPERATORS = sorted(
     (SEPARATORS - {"\n"}) | CASE_ENDS | REDIRECTIONS | {"(", ")"}, key=len, reverse=True
 )
 _CONDITION_OPERATORS = ("&&", "||", "(", ")", "<", ">")  # words inside [[ ]]
 _IO_NUMBER = re.compile(r"(?:\d+|\{[A-Za-z_][A-Za-z0-9_]*\})(?=[<>])")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=")
 _PARAMETER = re.compile(r"[#!]?(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!-])")
-# The escapes of $'...' that stand for one character; \xHH \uHHHH \UHHHHHHHH \NNN give a code.
-_ANSI_SIMPLE = {
-    "a": "\a",
-    "b": "\b",
-    "e": "\x1b",
-    "E": "\x1b",
-    "f": "\f",
-    "n": "\n",
-    "r": "\r",
-    "t": "\t",
-    "v": "\v",
-    "\\": "\\",
-    "'": "'",
-    '"': '"',
-    "?": "?",
-}
-_ANSI_NUMERIC = {"x": (16, 2), "u": (16, 4), "U": (16, 8)}
 
 
-# --------------------------------------------------------------------------------------------
-# tokens
-# --------------------------------------------------------------------------------------------
+class Nesting(Protocol):
+    """What reads the commands nested in a word for the lexer: the parser."""
+
+    def absorb(self, text: str, *, expansions_only: bool = False) -> None:
+        """Read `text` (backquoted code, a here-document body) one level deeper."""
+
+    def nested_list(self, opener: str) -> None:
+        """Read the commands of a substitution or subshell, up to its ``)``."""
 
 
-@attrs.frozen
-class Word:
-    """A word after quote removal, :data:`UNKNOWN` marking run-time text, and where it was."""
+class Lexer:
+    """Reads tokens from `text`, handing nested command lists to `nesting`.
 
-    text: str
-    plain: bool  # written as is: no quote, escape or expansion (a reserved-word candidate)
-    assignment: bool
-    start: int
-    end: int
+    `text` and `pos` are public because the parser looks at the raw text after a token in the
+    few places a token cannot tell constructs apart (``((`` against ``( (``, ``name ( )``).
+    """
 
-
-@attrs.frozen
-class Op:
-    """An operator token: a separator, a parenthesis, a redirection or a newline."""
-
-    op: str  # "" at the end of the text
-    start: int
-    end: int
-
-
-Token = Word | Op
-
-
-@attrs.define
-class Heredoc:
-    """A here-document waiting for its body, read after the next newline into `sink`."""
-
-    delimiter: str
-    strip_tabs: bool
-    expands: bool
-    sink: list[str]
-
-
-# --------------------------------------------------------------------------------------------
-# what word expansion may rewrite
-# --------------------------------------------------------------------------------------------
-
-
-def _is_assignment(chars: list[tuple[str, str]]) -> bool:
-    head = ""
-    for char, kind in chars:
-        if kind != "u":
-            break
-        head += char
-        if char == "=":
-            break
-    return _ASSIGNMENT.fullmatch(head) is not None
-
-
-def _replace(chars: list[tuple[str, str]], start: int, end: int) -> None:
-    chars[start:end] = [(UNKNOWN, "x")]
-
-
-def _closing(chars: list[tuple[str, str]], start: int, opener: str, closer: str) -> int:
-    """The index of the unquoted `closer` matching the unquoted `opener` at `start`, or -1."""
-    depth = 0
-    for index in range(start, len(chars)):
-        char, kind = chars[index]
-        if kind != "u":
-            continue
-        if char == opener:
-            depth += 1
-        elif char == closer:
-            depth -= 1
-            if depth == 0:
-                return index
-    return -1
-
-
-def _expand_patterns(chars: list[tuple[str, str]], assignment: bool) -> list[tuple[str, str]]:
-    """Mark what word expansion may rewrite: tildes, braces, file-name patterns."""
-    chars = list(chars)
-    starts = [0]
-    if assignment:
-        starts.append(next(i for i, (c, k) in enumerate(chars) if c == "=" and k == "u") + 1)
-    for start in reversed(starts):
-        if start < len(chars) and chars[start] == ("~", "u"):
-            end = start
-            while end < len(chars) and chars[end][0] != "/":
-                end += 1
-            if all(kind == "u" for _, kind in chars[start:end]):
-                _replace(chars, start, end)
-    # In NAME=value only the value is scanned. Bash expands no pattern in an assignment, but
-    # the same word after a command name (make CFLAGS=*) is an argument, where it does: marking
-    # it either way errs on the safe side.
-    index = starts[-1]
-    while index < len(chars):
-        char, kind = chars[index]
-        if kind == "u" and char == "{":
-            end = _closing(chars, index, "{", "}")
-            inner = "".join(c if k == "u" else "\0" for c, k in chars[index + 1 : max(end, 0)])
-            if end > 0 and ("," in inner or ".." in inner):
-                _replace(chars, index, end + 1)
-        elif kind == "u" and char in "*?":
-            _replace(chars, index, index + 1)
-        elif kind == "u" and char == "[":
-            end = next((j for j in range(index + 2, len(chars)) if chars[j] == ("]", "u")), -1)
-            if end > 0:
-                _replace(chars, index, end + 1)
-        index += 1
-    merged: list[tuple[str, str]] = []
-    for item in chars:
-        if not (item[1] == "x" and merged and merged[-1][1] == "x"):
-            merged.append(item)
-    return merged
-
-
-# --------------------------------------------------------------------------------------------
-# the lexer
-# --------------------------------------------------------------------------------------------
-
-
-class Lexer(abc.ABC):
-    """Reads tokens from `text`; nested command lists are read by the subclass (the parser)."""
-
-    def __init__(self, text: str, depth: int) -> None:
+    def __init__(self, text: str, depth: int, nesting: Nesting) -> None:
         self.text = text
         self.pos = 0
         self.depth = depth
         self.unsure: list[str] = []
         self.truncated = False  # the nesting limit was hit: part of the text was not read
+        self._nesting = nesting
         self._peeked: Token | None = None
         self._heredocs: list[Heredoc] = []
 
-    @abc.abstractmethod
-    def _absorb(self, text: str, *, expansions_only: bool = False) -> None:
-        """Read `text` (backquoted code, a here-document body) one level deeper."""
+    # ---- what the parser uses ----------------------------------------------------------------
 
-    @abc.abstractmethod
-    def _nested_list(self, opener: str) -> None:
-        """Read the commands of a substitution or subshell, up to its ``)``."""
-
-    def _unsure(self, why: str) -> None:
+    def doubt(self, why: str) -> None:
+        """Record why the split is unsure."""
         self.unsure.append(why)
 
-    def _deeper(self) -> bool:
+    def deeper(self) -> bool:
         """Enter one nesting level; past `MAX_DEPTH` give up on the rest of the text."""
         if self.depth >= MAX_DEPTH:
-            self._unsure(f"nesting deeper than {MAX_DEPTH} levels")
+            self.doubt(f"nesting deeper than {MAX_DEPTH} levels")
             self.truncated = True
             self.pos = len(self.text)
             self._peeked = None
             return False
         self.depth += 1
         return True
+
+    def peek(self, *, condition: bool = False) -> Token:
+        """The next token, left unread; `condition` reads it as inside ``[[ ]]``."""
+        if self._peeked is None:
+            self._peeked = self._lex(condition)
+        return self._peeked
+
+    def next(self) -> Token:
+        token = self.peek()
+        self._peeked = None
+        return token
+
+    @contextlib.contextmanager
+    def set_aside(self) -> Iterator[None]:
+        """Read a nested list with the lookahead put aside, and restored after it.
+
+        A nested list that ends the text leaves the end token peeked; it belongs to the inner
+        read, not to the word or command around it.
+        """
+        saved, self._peeked = self._peeked, None
+        try:
+            yield
+        finally:
+            self._peeked = saved
+
+    def expect_heredoc(self, doc: Heredoc) -> None:
+        """Read `doc`'s body after the next newline."""
+        self._heredocs.append(doc)
+
+    @property
+    def heredocs_pending(self) -> bool:
+        return bool(self._heredocs)
 
     def expansions(self) -> None:
         """Read the text as a here-document body: only its expansions matter."""
@@ -217,15 +131,18 @@ class Lexer(abc.ABC):
             else:
                 self.pos += 1
 
-    def _peek(self, *, condition: bool = False) -> Token:
-        if self._peeked is None:
-            self._peeked = self._lex(condition)
-        return self._peeked
+    def arithmetic(self) -> None:
+        """After ``$((`` or ``((``: skip to the closing ``))``."""
+        if not self.deeper():
+            return
+        self._skip_until(")", "(")
+        if self.text.startswith(")", self.pos):
+            self.pos += 1
+        else:
+            self.doubt("an unterminated ((...))")
+        self.depth -= 1
 
-    def _next(self) -> Token:
-        token = self._peek()
-        self._peeked = None
-        return token
+    # ---- tokens ------------------------------------------------------------------------------
 
     def _lex(self, condition: bool) -> Token:
         text = self.text
@@ -280,9 +197,9 @@ class Lexer(abc.ABC):
                 break
             if char in "<>" and text.startswith("(", self.pos + 1):
                 self._process_substitution(chars)
-            elif char == "(" and _ASSIGNMENT.fullmatch("".join(c for c, _ in chars)):
+            elif char == "(" and ASSIGNMENT.fullmatch("".join(c for c, _ in chars)):
                 self.pos += 1  # an array assignment: name=(...)
-                if self._deeper():
+                if self.deeper():
                     self._skip_until(")", "(")
                     self.depth -= 1
                 chars.append((UNKNOWN, "x"))
@@ -297,7 +214,7 @@ class Lexer(abc.ABC):
             elif char == "'":
                 end = text.find("'", self.pos + 1)
                 if end < 0:
-                    self._unsure("an unterminated single quote")
+                    self.doubt("an unterminated single quote")
                     end = len(text)
                 chars.extend((c, "q") for c in text[self.pos + 1 : end])
                 self.pos = end + 1
@@ -311,9 +228,21 @@ class Lexer(abc.ABC):
                 chars.append((char, "u"))
                 self.pos += 1
         self.pos = min(self.pos, len(text))
-        assignment = _is_assignment(chars)
-        value = "".join(c for c, _ in _expand_patterns(chars, assignment))
+        assignment = is_assignment(chars)
+        value = "".join(c for c, _ in expand_patterns(chars, assignment))
         return Word(value, value == text[start : self.pos], assignment, start, self.pos)
+
+    def _read_heredocs(self) -> None:
+        for doc in self._heredocs:
+            body, self.pos, ended = read_body(self.text, self.pos, doc)
+            if not ended:
+                self.doubt(f"a here-document without its end marker {doc.delimiter!r}")
+            if doc.expands:
+                self._nesting.absorb(body, expansions_only=True)
+            doc.sink.append(body)
+        self._heredocs.clear()
+
+    # ---- quotes and expansions inside a word -------------------------------------------------
 
     def _double_quoted(self, chars: list[tuple[str, str]]) -> None:
         text = self.text
@@ -334,81 +263,44 @@ class Lexer(abc.ABC):
             else:
                 chars.append((char, "q"))
                 self.pos += 1
-        self._unsure("an unterminated double quote")
-
-    def _ansi_c(self, chars: list[tuple[str, str]]) -> None:
-        """``$'...'``: the position is at the opening quote."""
-        text = self.text
-        self.pos += 1
-        while self.pos < len(text):
-            char = text[self.pos]
-            if char == "'":
-                self.pos += 1
-                return
-            if char != "\\" or self.pos + 1 >= len(text):
-                chars.append((char, "q"))
-                self.pos += 1
-                continue
-            code = text[self.pos + 1]
-            self.pos += 2
-            if code in _ANSI_SIMPLE:
-                chars.append((_ANSI_SIMPLE[code], "q"))
-            elif code in _ANSI_NUMERIC or code in "01234567":
-                base, width = _ANSI_NUMERIC.get(code, (8, 3))
-                if base == 8:
-                    self.pos -= 1
-                digits = re.match(
-                    f"[0-7]{{1,{width}}}" if base == 8 else f"[0-9a-fA-F]{{1,{width}}}",
-                    text[self.pos :],
-                )
-                if digits is None:
-                    chars.extend((c, "q") for c in "\\" + code)
-                    continue
-                self.pos += digits.end()
-                value = int(digits.group(), base)
-                chars.append((chr(value) if value <= 0x10FFFF else UNKNOWN, "q"))
-            elif code == "c" and self.pos < len(text):
-                chars.append((chr(ord(text[self.pos]) & 0x1F), "q"))
-                self.pos += 1
-            else:
-                chars.extend((c, "q") for c in "\\" + code)
-        self._unsure("an unterminated $'...' quote")
+        self.doubt("an unterminated double quote")
 
     def _dollar(self, chars: list[tuple[str, str]], *, quoted: bool) -> None:
         text = self.text
         here = self.pos
         after = text[here + 1 : here + 2]
         if after == "'" and not quoted:
-            self.pos += 1
-            self._ansi_c(chars)
+            self.pos, closed = decode_ansi_c(text, self.pos + 1, chars)
+            if not closed:
+                self.doubt("an unterminated $'...' quote")
         elif after == '"' and not quoted:
             self.pos += 1
             self._double_quoted(chars)
         elif text.startswith("$((", here):
-            self._unsure("arithmetic expansion $((...))")
+            self.doubt("arithmetic expansion $((...))")
             self.pos += 3
-            self._arithmetic()
+            self.arithmetic()
             chars.append((UNKNOWN, "x"))
         elif after == "(":
-            self._unsure("command substitution $(...)")
+            self.doubt("command substitution $(...)")
             self.pos += 2
-            self._nested_list("$(")
+            self._nesting.nested_list("$(")
             chars.append((UNKNOWN, "x"))
         elif after == "[":
-            self._unsure("arithmetic expansion $[...]")
+            self.doubt("arithmetic expansion $[...]")
             self.pos += 2
-            if self._deeper():
+            if self.deeper():
                 self._skip_until("]", "[")
                 self.depth -= 1
             chars.append((UNKNOWN, "x"))
         elif after == "{":
             self.pos += 2
-            if self._deeper():
+            if self.deeper():
                 self._parameter(self._skip_until("}", "{"))
                 self.depth -= 1
             chars.append((UNKNOWN, "x"))
-        elif _NAME.match(text, here + 1):
-            self.pos = _NAME.match(text, here + 1).end()  # type: ignore[union-attr]  # matched above
+        elif name := _NAME.match(text, here + 1):
+            self.pos = name.end()
             chars.append((UNKNOWN, "x"))
         elif after and after in "0123456789@*#?-$!":
             self.pos += 2
@@ -422,22 +314,11 @@ class Lexer(abc.ABC):
         name = _PARAMETER.match(body)
         rest = body[name.end() :] if name else body
         if "[" in body:
-            self._unsure("an array subscript in ${...} (evaluated as arithmetic)")
+            self.doubt("an array subscript in ${...} (evaluated as arithmetic)")
         if rest.startswith(":") and rest[1:2] not in ("-", "=", "+", "?"):
-            self._unsure("a substring offset in ${...} (evaluated as arithmetic)")
+            self.doubt("a substring offset in ${...} (evaluated as arithmetic)")
         if rest.startswith("@P"):
-            self._unsure("prompt expansion ${...@P} (runs substitutions in the value)")
-
-    def _arithmetic(self) -> None:
-        """After ``$((`` or ``((``: skip to the closing ``))``."""
-        if not self._deeper():
-            return
-        self._skip_until(")", "(")
-        if self.text.startswith(")", self.pos):
-            self.pos += 1
-        else:
-            self._unsure("an unterminated ((...))")
-        self.depth -= 1
+            self.doubt("prompt expansion ${...@P} (runs substitutions in the value)")
 
     def _skip_until(self, closer: str, opener: str) -> str:
         """Skip past the `closer` matching an already consumed `opener`; return what is inside.
@@ -467,51 +348,20 @@ class Lexer(abc.ABC):
             else:
                 depth += (char == opener) - (char == closer)
                 self.pos += 1
-        self._unsure(f"an unterminated {opener}...{closer}")
+        self.doubt(f"an unterminated {opener}...{closer}")
         self.pos = len(text)
         return text[start:]
 
     def _backquote(self, chars: list[tuple[str, str]]) -> None:
-        text = self.text
-        self._unsure("command substitution `...`")
-        index = self.pos + 1
-        code: list[str] = []
-        while index < len(text) and text[index] != "`":
-            if text[index] == "\\" and text[index + 1 : index + 2] in ("$", "`", "\\"):
-                index += 1
-            code.append(text[index])
-            index += 1
-        if index >= len(text):
-            self._unsure("an unterminated `...`")
-        self.pos = index + 1
-        self._absorb("".join(code))
+        self.doubt("command substitution `...`")
+        code, self.pos, closed = backquoted(self.text, self.pos)
+        if not closed:
+            self.doubt("an unterminated `...`")
+        self._nesting.absorb(code)
         chars.append((UNKNOWN, "x"))
 
     def _process_substitution(self, chars: list[tuple[str, str]]) -> None:
-        self._unsure(f"process substitution {self.text[self.pos]}(...)")
+        self.doubt(f"process substitution {self.text[self.pos]}(...)")
         self.pos += 2
-        self._nested_list(self.text[self.pos - 2 : self.pos])
+        self._nesting.nested_list(self.text[self.pos - 2 : self.pos])
         chars.append((UNKNOWN, "x"))
-
-    def _read_heredocs(self) -> None:
-        text = self.text
-        for doc in self._heredocs:
-            lines: list[str] = []
-            while True:
-                if self.pos >= len(text):
-                    self._unsure(f"a here-document without its end marker {doc.delimiter!r}")
-                    break
-                end = text.find("\n", self.pos)
-                stop = len(text) if end < 0 else end
-                line = text[self.pos : stop]
-                self.pos = stop + 1
-                if doc.strip_tabs:
-                    line = line.lstrip("\t")
-                if line == doc.delimiter:
-                    break
-                lines.append(line)
-            body = "".join(line + "\n" for line in lines)
-            if doc.expands:
-                self._absorb(body, expansions_only=True)
-            doc.sink.append(body)
-        self._heredocs.clear()

@@ -1,0 +1,150 @@
+"""The walk behind :mod:`.unwrap`: every command of a call, followed through its wrappers.
+
+An :class:`Analyser` splits each script (:func:`~.splitter.split`), records every command and
+redirection target it finds, and hands each command to the handler of its program
+(:func:`~.handlers.handler_for`), which calls back into it for the commands the program runs:
+:meth:`Analyser.argv` for an argv, :meth:`Analyser.script` for shell code. It keeps the state
+those handlers share: what is unsure, where the commands being read run (:class:`Scope`), which
+argvs were already followed. What the walk finds is turned into an
+:class:`~.unwrap.Analysis` by :mod:`.unwrap`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator, Sequence
+
+import attrs
+
+from seamhost_tool_policy.handlers import handler_for
+from seamhost_tool_policy.options import Parsed
+from seamhost_tool_policy.splitter import MAX_DEPTH, UNKNOWN, split
+
+_CODE_VARIABLES = frozenset(
+    {"BASH_ENV", "ENV", "PS1", "PS2", "PS3", "PS4", "PROMPT_COMMAND", "SHELLOPTS", "BASHOPTS"}
+)
+
+
+@attrs.frozen
+class Scope:
+    """Where the commands being read run, as far as their relative and absolute paths go."""
+
+    moved: bool = False  # maybe in another directory than the call's
+    rerooted: bool = False  # maybe under another root directory
+
+
+class Analyser:
+    """Walks a call's commands; :attr:`commands`, :attr:`unsure`, :meth:`targets` are found."""
+
+    def __init__(self) -> None:
+        self.commands: dict[str, None] = {}  # each command's text once, in the order found
+        self.unsure: list[str] = []
+        self.truncated = False
+        self.redirects: list[tuple[str, Scope]] = []
+        self.scope = Scope()  # of the commands being read
+        self.changes_directory = False  # a cd, pushd or popd anywhere in the call
+        # Each argv is followed once: wrappers whose options are not understood try several
+        # starting points, and without this their combinations would grow exponentially.
+        # Where it runs is part of it: the same argv elsewhere opens other files.
+        self._followed: set[tuple[tuple[str, ...], Scope]] = set()
+
+    def targets(self) -> tuple[str, ...]:
+        """The redirection targets, each once, as the call shows them (see :meth:`target`)."""
+        return tuple(dict.fromkeys(self.target(*found) for found in self.redirects))
+
+    def target(self, written: str, scope: Scope) -> str:
+        """A redirection target as the call shows it, marked unknown where it may point."""
+        if written.startswith("/"):
+            return UNKNOWN + written if scope.rerooted else written
+        # A cd reaches every later command of its shell, loops and functions included, so
+        # once the call changes directory no relative target can be placed.
+        unknown = scope.moved or scope.rerooted or self.changes_directory
+        return f"{UNKNOWN}/{written}" if unknown else written
+
+    @contextlib.contextmanager
+    def elsewhere(self, *, moved: bool = False, rerooted: bool = False) -> Iterator[None]:
+        """Read the commands of the block as run in another directory and/or root."""
+        saved = self.scope
+        self.scope = Scope(saved.moved or moved, saved.rerooted or rerooted)
+        try:
+            yield
+        finally:
+            self.scope = saved
+
+    def emit(self, words: Sequence[str]) -> None:
+        self.commands.setdefault(" ".join(words))
+
+    def too_deep(self, depth: int) -> bool:
+        if depth <= MAX_DEPTH:
+            return False
+        self.unsure.append(f"nesting deeper than {MAX_DEPTH} levels")
+        self.truncated = True
+        return True
+
+    def script(self, text: str, depth: int) -> None:
+        """Follow the shell code `text`, run `depth` wrappers deep."""
+        if self.too_deep(depth):
+            return
+        found = split(text)
+        self.unsure.extend(found.unsure)
+        self.truncated |= found.truncated
+        self.redirects.extend((target, self.scope) for target in found.redirects)
+        for command in found.commands:
+            self.emit(command.words)
+            for word in command.words[: command.assignments]:
+                self.assignment(word)
+            self.argv(command.words[command.assignments :], depth, command.stdin)
+
+    def argv(self, words: tuple[str, ...], depth: int, stdin: tuple[str, ...] = ()) -> None:
+        """Follow the command `words`, fed the here-documents and here-strings `stdin`."""
+        if not words or (words, self.scope) in self._followed:
+            return
+        self._followed.add((words, self.scope))
+        if self.too_deep(depth):
+            return
+        self.emit(words)
+        name = words[0].rsplit("/", 1)[-1]
+        if UNKNOWN in name or not name:
+            self.unsure.append("the program to run is only known at run time")
+            return
+        if name != words[0]:
+            self.emit((name, *words[1:]))
+        handler = handler_for(name)
+        if handler is not None:
+            handler(self, (name, *words[1:]), depth, stdin)
+
+    def interactive(self, program: str, depth: int, stdin: tuple[str, ...]) -> None:
+        """A shell that reads its commands from its input: what it is fed, if the line shows it."""
+        if not stdin:
+            self.unsure.append(f"{program} reads the commands it runs from its input")
+        for body in stdin:
+            self.script(body, depth + 1)
+
+    def assignment(self, word: str) -> None:
+        name = word.partition("=")[0].rstrip("+")
+        if name in _CODE_VARIABLES or name.startswith("BASH_FUNC_"):
+            self.unsure.append(f"setting {name}, whose value a shell runs as code")
+
+    def wrapped(
+        self, words: tuple[str, ...], parsed: Parsed, depth: int, tail: tuple[str, ...] = ()
+    ) -> bool:
+        """Follow a wrapper whose options were not understood; False when they were.
+
+        `tail` is what the wrapper adds after the command's own words.
+        """
+        if parsed.unknown is None:
+            return False
+        self.unsure.append(
+            f"{words[0]}: option {parsed.unknown} is not understood, so what it runs is not known"
+        )
+        # The option may or may not take a value: the command starts right after either way.
+        # Nor is it known where the command runs.
+        with self.elsewhere(moved=True):
+            for start in (parsed.operands + 1, parsed.operands + 2):
+                if start < len(words):
+                    self.argv((*words[start:], *tail), depth + 1)
+        return True
+
+
+Handler = Callable[[Analyser, tuple[str, ...], int, tuple[str, ...]], None]
+"""Reads a program's words (its name without directory first) for the commands it runs."""

@@ -1,0 +1,88 @@
+"""What word expansion may rewrite in a word the lexer (:mod:`.shellwords`) has read.
+
+The lexer reads a word as (character, kind) pairs, the kind being ``"u"`` (unquoted), ``"q"``
+(quoted) or ``"x"`` (:data:`~.marks.UNKNOWN`, already run-time text). Only unquoted characters
+can start a tilde, brace or file-name expansion, and where an assignment's value starts decides
+where a tilde counts, so these functions read the kinds rather than the finished text. They are
+pure: the lexer's reading state has no part in them.
+"""
+
+from __future__ import annotations
+
+import re
+
+from seamhost_tool_policy.marks import UNKNOWN
+
+ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=")
+"""The ``NAME=``, ``NAME+=`` or ``NAME[subscript]=`` that starts an assignment word."""
+
+
+def is_assignment(chars: list[tuple[str, str]]) -> bool:
+    """Whether the word starts with an unquoted ``NAME=`` (quoting any of it makes an argument)."""
+    head = ""
+    for char, kind in chars:
+        if kind != "u":
+            break
+        head += char
+        if char == "=":
+            break
+    return ASSIGNMENT.fullmatch(head) is not None
+
+
+def _replace(chars: list[tuple[str, str]], start: int, end: int) -> None:
+    chars[start:end] = [(UNKNOWN, "x")]
+
+
+def _closing(chars: list[tuple[str, str]], start: int, opener: str, closer: str) -> int:
+    """The index of the unquoted `closer` matching the unquoted `opener` at `start`, or -1."""
+    depth = 0
+    for index in range(start, len(chars)):
+        char, kind = chars[index]
+        if kind != "u":
+            continue
+        if char == opener:
+            depth += 1
+        elif char == closer:
+            depth -= 1
+            if depth == 0:
+                return index
+    return -1
+
+
+def expand_patterns(chars: list[tuple[str, str]], assignment: bool) -> list[tuple[str, str]]:
+    """Mark what word expansion may rewrite: tildes, braces, file-name patterns."""
+    chars = list(chars)
+    starts = [0]
+    if assignment:
+        starts.append(next(i for i, (c, k) in enumerate(chars) if c == "=" and k == "u") + 1)
+    for start in reversed(starts):
+        if start < len(chars) and chars[start] == ("~", "u"):
+            end = start
+            while end < len(chars) and chars[end][0] != "/":
+                end += 1
+            if all(kind == "u" for _, kind in chars[start:end]):
+                _replace(chars, start, end)
+    # In NAME=value only the value is scanned. Bash expands no pattern in an assignment, but
+    # the same word after a command name (make CFLAGS=*) is an argument, where it does: marking
+    # it either way errs on the safe side.
+    index = starts[-1]
+    while index < len(chars):
+        char, kind = chars[index]
+        if kind == "u" and char == "{":
+            end = _closing(chars, index, "{", "}")
+            inner = "".join(c if k == "u" else "\0" for c, k in chars[index + 1 : max(end, 0)])
+            if end > 0 and ("," in inner or ".." in inner):
+                _replace(chars, index, end + 1)
+        elif kind == "u" and char in "*?":
+            _replace(chars, index, index + 1)
+        elif kind == "u" and char == "[":
+            end = next((j for j in range(index + 2, len(chars)) if chars[j] == ("]", "u")), -1)
+            if end > 0:
+                _replace(chars, index, end + 1)
+        index += 1
+    # Neighbouring unknown stretches read as one: a glob's UNKNOWN already stands for any text.
+    merged: list[tuple[str, str]] = []
+    for item in chars:
+        if not (item[1] == "x" and merged and merged[-1][1] == "x"):
+            merged.append(item)
+    return merged

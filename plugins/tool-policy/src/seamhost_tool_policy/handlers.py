@@ -1,0 +1,72 @@
+"""Which handler reads which program: the analyser's dispatch by program name.
+
+A program not named here needs no reading beyond its words: the analyser records the command
+and goes on.
+The wrappers (:mod:`.wrappers`) are given their options (:mod:`.wrapper_options`) here, with
+how many operands come before their command (``timeout DURATION``, ``chroot DIR``) and whether
+they always run it under another root; the shell builtins are in :mod:`.shell_builtins`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from seamhost_tool_policy import shell_builtins, wrapper_options, wrappers
+
+if TYPE_CHECKING:
+    from seamhost_tool_policy.analyser import Handler
+
+_SHELLS = frozenset({"sh", "bash", "rbash", "dash", "zsh", "ksh", "mksh", "lksh", "ash", "yash"})
+
+_HANDLERS: dict[str, Handler] = {
+    "env": wrappers.env,
+    "sudo": wrappers.privileged(wrapper_options.SUDO, assignments=True),
+    "doas": wrappers.privileged(wrapper_options.DOAS, assignments=False),
+    "su": wrappers.su,
+    "script": wrappers.su,
+    "runuser": wrappers.su,
+    "nohup": wrappers.wrapper(wrapper_options.NO_OPTIONS),
+    "setsid": wrappers.wrapper(wrapper_options.SETSID),
+    "timeout": wrappers.wrapper(wrapper_options.TIMEOUT, leading=1),
+    "nice": wrappers.wrapper(wrapper_options.NICE),
+    "ionice": wrappers.wrapper(wrapper_options.IONICE),
+    "stdbuf": wrappers.wrapper(wrapper_options.STDBUF),
+    "chroot": wrappers.wrapper(wrapper_options.CHROOT, leading=1, reroots=True),
+    "taskset": wrappers.wrapper(wrapper_options.TASKSET, leading=1),
+    "flock": wrappers.flock,
+    "xargs": wrappers.xargs,
+    "find": wrappers.find,
+    "watch": wrappers.watch,
+    "exec": wrappers.wrapper(wrapper_options.EXEC),
+    "command": wrappers.wrapper(wrapper_options.COMMAND),
+    "builtin": wrappers.wrapper(wrapper_options.NO_OPTIONS),
+    "time": wrappers.wrapper(wrapper_options.TIME),
+    "busybox": wrappers.wrapper(wrapper_options.NO_OPTIONS),
+    "cd": shell_builtins.directory,
+    "pushd": shell_builtins.directory,
+    "popd": shell_builtins.directory,
+    "eval": shell_builtins.eval_text,
+    "trap": shell_builtins.trap,
+    "source": shell_builtins.source,
+    ".": shell_builtins.source,
+    "alias": shell_builtins.opaque("alias defines words that run other commands later"),
+    "let": shell_builtins.opaque("let evaluates arithmetic, which may run commands"),
+    "declare": shell_builtins.declaration,
+    "typeset": shell_builtins.declaration,
+    "local": shell_builtins.declaration,
+    "export": shell_builtins.declaration,
+    "readonly": shell_builtins.declaration,
+    "read": shell_builtins.variables,
+    "mapfile": shell_builtins.variables,
+    "readarray": shell_builtins.variables,
+    "unset": shell_builtins.variables,
+    "printf": shell_builtins.variables,
+}
+
+
+def handler_for(name: str) -> Handler | None:
+    """The handler of the program `name` (without its directory), or None when it needs none."""
+    handler = _HANDLERS.get(name)
+    if handler is None and name in _SHELLS:
+        handler = wrappers.shell
+    return handler
