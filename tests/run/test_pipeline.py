@@ -514,3 +514,39 @@ def test_result_observers_see_every_settled_call_refusals_included(
         ("c5", "c5", "APPROVAL_REJECTED"),
         ("c6", "c6", "ok"),
     ]
+
+
+COUNTING_CONFINE = """
+requests = []
+@hookimpl
+def sandbox_confine(self, request):
+    Plugin.requests.append(request.argv)
+    return ConfinedCommand(request.argv, dict(request.env), "counting", "partial",
+                           lambda code, err: "ok")
+@hookimpl
+def tools_register(self, register):
+    async def body(ctx):
+        result = await ctx.runner.run(("true",))
+        return ToolOutput(str(result.returncode))
+    schema = {"type": "object", "properties": {}, "additionalProperties": False}
+    register(ToolSpec("spawn_true", "runs true", schema, {"type": "object"}, "write", False,
+                      body, runs_subprocesses=True))
+"""
+
+
+def test_sandbox_confine_runs_once_per_call_after_one_readiness_probe_per_mode(
+    make_bundle: BundleMaker, tmp_path: Path
+) -> None:
+    bundle = make_bundle(
+        {
+            "confiner": plugin_source(
+                COUNTING_CONFINE, name="confiner", provides='["sandbox/confine"]'
+            )
+        },
+        profile='[sandbox]\nmode = "workspace-write"\n',
+    )
+    proposals = [ToolCallProposal(f"c{n}", "spawn_true", "{}") for n in range(1, 4)]
+    results, _ = run_step(bundle, tmp_path, proposals)
+    assert codes(results) == ["ok", "ok", "ok"]
+    # one probe for workspace-write, then exactly one confinement per call's subprocess
+    assert plugin_state(bundle, "confiner").requests == [("true",)] * 4

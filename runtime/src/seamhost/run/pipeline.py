@@ -39,19 +39,23 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 import attrs
-import orjson
 
 from seamhost import jsonvalue
-from seamhost.approval.request import Answerers, ApprovalOutcome
+from seamhost.approval.request import Answerers
 from seamhost.approval.service import ApprovalService, Grant
-from seamhost.errors import ErrorCode, SandboxUnavailable, SeamhostError, ToolError, describe
+from seamhost.errors import ErrorCode, SandboxUnavailable, ToolError, describe
 from seamhost.jsonvalue import FrozenDict
-from seamhost.sandbox.confinement import ConfineRequest
-from seamhost.sandbox.policy import SandboxMode
-from seamhost.sandbox.runner import SandboxRunner
+from seamhost.run.arguments import (
+    InvalidEscalation,
+    effective_mode,
+    parse_arguments,
+    parse_escalation,
+)
+from seamhost.run.confining import Confinement, batches
+from seamhost.run.outcomes import APPROVAL_CODES, Ready, Refused, aborted, refused, trace
 from seamhost.schema import Validator, compile_schema
 from seamhost.session.events import (
     InboxSpliced,
@@ -59,7 +63,7 @@ from seamhost.session.events import (
     ToolDispatch,
     ToolResultEvent,
 )
-from seamhost.tool.call import RegisteredTool, ToolContext, ToolExecution, ToolInvocation
+from seamhost.tool.call import ToolContext, ToolExecution, ToolInvocation
 from seamhost.tool.decision import Verdict
 from seamhost.tool.result import ToolFailed, ToolResult
 
@@ -67,33 +71,6 @@ if TYPE_CHECKING:
     from seamhost.kernel.bundle import Bundle
     from seamhost.llm.adapter import ToolCallProposal
     from seamhost.session.live import Session
-
-_APPROVAL_CODES = {
-    ApprovalOutcome.REJECTED: ErrorCode.APPROVAL_REJECTED,
-    ApprovalOutcome.CANCELLED: ErrorCode.APPROVAL_CANCELLED,
-    ApprovalOutcome.UNAVAILABLE: ErrorCode.APPROVAL_UNAVAILABLE,
-}
-
-
-def effective_mode(session: Session, profile_mode: SandboxMode) -> SandboxMode:
-    """The last ``sandbox/mode`` event's mode, else the profile's (design.md §5 step 7)."""
-    record = session.last("sandbox/mode")
-    return SandboxMode(record.data["mode"]) if record is not None else profile_mode
-
-
-class Ready(NamedTuple):
-    """A call that passed governance: what to dispatch, the grant that allowed it, and how."""
-
-    invocation: ToolInvocation
-    grant: Grant | None
-    decisions: tuple[FrozenDict, ...]
-
-
-class Refused(NamedTuple):
-    """A call that governance refused: the invocation, when it got that far, and its result."""
-
-    invocation: ToolInvocation | None
-    result: ToolResult
 
 
 @attrs.define
@@ -112,10 +89,7 @@ class ToolPipeline:
     # The decision trail of each call being executed, by the id of its invocation: the body
     # puts it in its result's meta (a wrapper that passes another invocation just misses it).
     _trails: dict[int, tuple[FrozenDict, ...]] = attrs.field(factory=dict, init=False)
-    _runners: dict[SandboxMode, SandboxRunner] = attrs.field(factory=dict, init=False)
-    # Whether each confining mode has a usable provider, probed once per mode: the provider and
-    # its backends are fixed for the bundle's life, so each call confines only what it runs.
-    _readiness: dict[SandboxMode, str | None] = attrs.field(factory=dict, init=False)
+    _sandbox: Confinement = attrs.field(init=False)
     _validators: dict[str, Validator] = attrs.field(factory=dict, init=False)
     # The innermost link of every call's tools/execute chain: one object, so the chain is
     # composed once (a bound method read twice is two objects).
@@ -134,6 +108,8 @@ class ToolPipeline:
             for root in self.bundle.profile.sandbox.writable_roots
         )
         self._session_id = self.session.id
+        policy = self.bundle.profile.sandbox
+        self._sandbox = Confinement(seams.confine, self.workspace, self._roots, policy.network)
 
     # -- the step -----------------------------------------------------------------------------
 
@@ -160,7 +136,7 @@ class ToolPipeline:
                 )
             )
         results: list[ToolResult] = []
-        for batch in _batches(proposals, self.bundle.tools):
+        for batch in batches(proposals, self.bundle.tools):
             results += await self._run_batch(turn, step, batch, cancelled, parent)
         contexts: tuple[str, ...] = ()
         for result in results:
@@ -184,7 +160,7 @@ class ToolPipeline:
         ready: list[tuple[int, Ready]] = []
         for index, proposal in enumerate(batch):
             if cancelled.is_set():
-                settled[index] = _aborted(proposal.call_id)
+                settled[index] = aborted(proposal.call_id)
                 continue
             outcome = await self._govern(turn, step, proposal)
             calls[index] = outcome.invocation
@@ -196,7 +172,7 @@ class ToolPipeline:
         for index, item in ready:
             call = item.invocation
             if cancelled.is_set():
-                settled[index] = _aborted(call.call_id)
+                settled[index] = aborted(call.call_id)
                 continue
             self.session.append(
                 ToolDispatch(
@@ -218,7 +194,7 @@ class ToolPipeline:
             async def worker() -> None:
                 for index, item in pending:
                     if cancelled.is_set():  # still waiting for a worker: its body never starts
-                        settled[index] = _aborted(item.invocation.call_id)
+                        settled[index] = aborted(item.invocation.call_id)
                     else:
                         settled[index] = await self._execute(item, cancelled, parent)
 
@@ -249,7 +225,7 @@ class ToolPipeline:
         validator = self._validators.get(tool.spec.name)
         if validator is None:  # the bundle's tools are fixed: compile each schema once
             validator = self._validators[tool.spec.name] = compile_schema(tool.spec.input_schema)
-        arguments = _parse_arguments(validator, proposal.arguments)
+        arguments = parse_arguments(validator, proposal.arguments)
         if isinstance(arguments, str):
             return Refused(
                 None, ToolResult.failure(call_id, ErrorCode.INVALID_ARGUMENTS, arguments)
@@ -258,7 +234,7 @@ class ToolPipeline:
         escalation = None
         if proposal.sandbox_permissions is not None or proposal.justification is not None:
             try:
-                escalation = _parse_escalation(proposal, mode)
+                escalation = parse_escalation(proposal, mode)
             except InvalidEscalation as exc:
                 failure = ToolResult.failure(call_id, ErrorCode.ESCALATION_INVALID, str(exc))
                 return Refused(None, failure)
@@ -275,9 +251,9 @@ class ToolPipeline:
         )
         decisions: list[FrozenDict] = []
         decision = await self.bundle.seams.tools_pre_execute(invocation)
-        decisions.append(_trace("policy", decision.verdict, decision.plugin, decision.reason))
+        decisions.append(trace("policy", decision.verdict, decision.plugin, decision.reason))
         if decision.verdict is Verdict.DENY:
-            return _refused(
+            return refused(
                 invocation, ErrorCode.DENIED_BY_POLICY, decision.reason, decision.plugin, decisions
             )
         escalated = invocation
@@ -285,8 +261,8 @@ class ToolPipeline:
             escalated = attrs.evolve(invocation, sandbox_mode=escalation)
         guard = await self.bundle.seams.tools_guard(escalated)
         if guard.verdict is not Verdict.ALLOW:
-            decisions.append(_trace("guard", guard.verdict, guard.plugin, guard.reason))
-            return _refused(
+            decisions.append(trace("guard", guard.verdict, guard.plugin, guard.reason))
+            return refused(
                 escalated, ErrorCode.DENIED_BY_GUARD, guard.reason, guard.plugin, decisions
             )
         grant = None
@@ -304,12 +280,12 @@ class ToolPipeline:
                 justification=proposal.justification,
             )
             decisions.append(
-                _trace("approval", approval.outcome, approval.answerer or "", approval.message)
+                trace("approval", approval.outcome, approval.answerer or "", approval.message)
             )
             if not approval.allowed:
-                return _refused(
+                return refused(
                     invocation,
-                    _APPROVAL_CODES[approval.outcome],
+                    APPROVAL_CODES[approval.outcome],
                     approval.message,
                     approval.answerer or "",
                     decisions,
@@ -317,46 +293,12 @@ class ToolPipeline:
             grant = Grant(approval.id, call_id, invocation.args_digest, escalation)
         invocation = escalated
         if invocation.tool.spec.runs_subprocesses and invocation.sandbox_mode.confining:
-            unavailable = await self._sandbox_problem(invocation)
+            unavailable = await self._sandbox.problem(invocation.sandbox_mode)
             if unavailable is not None:
-                return _refused(
+                return refused(
                     invocation, ErrorCode.SANDBOX_UNAVAILABLE, unavailable, "", decisions
                 )
         return Ready(invocation, grant, tuple(decisions))
-
-    async def _sandbox_problem(self, call: ToolInvocation) -> str | None:
-        """Why a subprocess tool cannot be confined in its mode, or ``None`` when it can."""
-        mode = call.sandbox_mode
-        if mode not in self._readiness:
-            self._readiness[mode] = await self._probe_sandbox(call)
-        return self._readiness[mode]
-
-    async def _probe_sandbox(self, call: ToolInvocation) -> str | None:
-        probe = ConfineRequest(
-            ("true",),
-            call.sandbox_mode,
-            self.workspace,
-            self._roots,
-            self.bundle.profile.sandbox.network,
-        )
-        try:
-            await self.bundle.seams.sandbox_confine(probe)
-        except Exception as exc:
-            return f"{call.sandbox_mode} needs a usable sandbox/confine provider: {describe(exc)}"
-        return None
-
-    def _runner(self, mode: SandboxMode) -> SandboxRunner:
-        """The runner of `mode`: one per mode, since the seams, workspace and roots are fixed."""
-        runner = self._runners.get(mode)
-        if runner is None:
-            runner = self._runners[mode] = SandboxRunner(
-                self.bundle.seams.confine,
-                mode,
-                self.workspace,
-                self._roots,
-                self.bundle.profile.sandbox.network,
-            )
-        return runner
 
     # -- steps 8 to 11 ------------------------------------------------------------------------
 
@@ -393,7 +335,7 @@ class ToolPipeline:
             sandbox_mode=call.sandbox_mode,
             writable_roots=self._roots,
             cancelled=execution.cancelled,
-            runner=self._runners.get(call.sandbox_mode) or self._runner(call.sandbox_mode),
+            runner=self._sandbox.runner(call.sandbox_mode),
         )
         meta: dict[str, Any] = {"sandbox_mode": str(call.sandbox_mode)}
         trail = self._trails.get(id(call))
@@ -453,108 +395,6 @@ class ToolPipeline:
                 meta=result.meta or None,
             )
         )
-
-
-# -- helpers ----------------------------------------------------------------------------------
-
-
-def _batches(proposals: Sequence[ToolCallProposal], tools: Any) -> list[list[ToolCallProposal]]:
-    """Consecutive concurrency-safe calls share a batch; every other call is a batch alone."""
-    batches: list[list[ToolCallProposal]] = []
-    open_batch = False
-    for proposal in proposals:
-        tool: RegisteredTool | None = tools.get(proposal.name)
-        safe = tool is not None and tool.spec.concurrency_safe
-        if safe and open_batch:
-            batches[-1].append(proposal)
-        else:
-            batches.append([proposal])
-        open_batch = safe
-    return batches
-
-
-def _parse_arguments(validator: Validator, raw: str) -> dict[str, Any] | str:
-    """The validated arguments, or a sentence saying why they are invalid."""
-    try:
-        arguments = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        return f"arguments are not valid JSON: {exc}"
-    if type(arguments) is not dict:
-        return f"arguments must be a JSON object, got {type(arguments).__name__}"
-    try:
-        jsonvalue.check_lossless(arguments, "arguments")
-    except jsonvalue.LossyValue as exc:
-        return str(exc)
-    violation = validator(arguments)
-    if violation is not None:
-        where = "arguments" + "".join(
-            f"[{p}]" if isinstance(p, int) else f".{p}" for p in violation.path
-        )
-        return f"{where}: {violation.problem}"
-    return arguments
-
-
-class InvalidEscalation(SeamhostError, ValueError):
-    """A call's sandbox escalation request is malformed or does not widen anything."""
-
-    problem: str
-
-    def __str__(self) -> str:
-        return self.problem
-
-
-def _parse_escalation(proposal: ToolCallProposal, mode: SandboxMode) -> SandboxMode | None:
-    """The requested wider mode, or ``None`` when none is requested; raises when invalid."""
-    requested, justification = proposal.sandbox_permissions, proposal.justification
-    if requested is None and justification is None:
-        return None
-    if requested is None or justification is None:
-        raise InvalidEscalation("sandbox_permissions and justification must be given together")
-    if not str(justification).strip():
-        raise InvalidEscalation("justification must not be empty")
-    try:
-        wanted = SandboxMode(requested)
-    except ValueError:
-        choices = ", ".join(m.value for m in SandboxMode)
-        raise InvalidEscalation(
-            f"sandbox_permissions {requested!r} is not a mode ({choices})"
-        ) from None
-    if not wanted.widens(mode):
-        raise InvalidEscalation(
-            f"{wanted} is not wider than the effective mode {mode}; nothing to escalate"
-        )
-    return wanted
-
-
-def _trace(stage: str, verdict: object, plugin: str, reason: str) -> FrozenDict:
-    """One step of a call's decision path, as its result's meta records it (frozen: strings)."""
-    return FrozenDict(stage=stage, verdict=str(verdict), plugin=plugin, reason=reason)
-
-
-def _refused(
-    call: ToolInvocation,
-    code: ErrorCode,
-    reason: str,
-    plugin: str,
-    decisions: list[FrozenDict],
-) -> Refused:
-    by = f' (by "{plugin}")' if plugin else ""
-    result = ToolResult.failure(
-        call.call_id,
-        code,
-        f"{reason or code.value}{by}",
-        decisions=decisions,
-        sandbox_mode=str(call.sandbox_mode),
-    )
-    return Refused(call, result)
-
-
-def _aborted(call_id: str) -> ToolResult:
-    return ToolResult.failure(
-        call_id,
-        ErrorCode.ABORTED_BEFORE_DISPATCH,
-        "the step was cancelled before this call was dispatched; it never started",
-    )
 
 
 __all__ = ["ToolPipeline", "effective_mode"]
