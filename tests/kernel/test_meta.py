@@ -26,7 +26,7 @@ from seamhost.kernel import hookspecs
 from seamhost.kernel.bundle import TRACE_ENV
 from seamhost.kernel.catalogue import SEAMS, Seam
 from seamhost.kernel.plugins import DISABLE_ENV
-from seamhost.kernel.profile.resolve import PROFILE_PATH_ENV
+from seamhost.kernel.profile.files import PROFILE_PATH_ENV
 
 if TYPE_CHECKING:
     from collections.abc import Callable

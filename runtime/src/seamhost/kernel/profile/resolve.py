@@ -25,8 +25,7 @@ start-up a fraction of a millisecond to create.
 from __future__ import annotations
 
 import os
-import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -37,163 +36,16 @@ from seamhost.errors import (
     ConfigError,
     MissingSeams,
     PluginNotInstalled,
-    ProfileCycle,
-    ProfileNotFound,
     join_key,
 )
 from seamhost.jsonvalue import FrozenDict, freeze
 from seamhost.kernel.plugins import Discovery, InstalledPlugin, PluginDescriptor, discover
-from seamhost.sandbox.policy import SandboxMode, SandboxPolicy
+from seamhost.kernel.profile.files import ProfileFile, load_chain
+from seamhost.kernel.profile.merge import merge_require, merge_sandbox, resolve_secrets, value_at
+from seamhost.sandbox.policy import SandboxPolicy
 from seamhost.schema import compile_schema
 
-PROFILE_PATH_ENV = "SEAMHOST_PROFILE_PATH"
-SECTIONS = ("profile", "plugins", "sandbox", "require")
 RESERVED_PLUGIN_KEYS = frozenset({"enabled", "distribution"})
-
-
-def shipped_dirs(environ: Mapping[str, str] | None = None) -> list[Path]:
-    """Where profile names are looked up: ``$SEAMHOST_PROFILE_PATH``, then the shipped ones."""
-    env = os.environ if environ is None else environ
-    dirs = [Path(p) for p in env.get(PROFILE_PATH_ENV, "").split(os.pathsep) if p]
-    dirs.append(Path(__file__).parents[2] / "profiles")
-    return dirs
-
-
-def shipped_profiles(environ: Mapping[str, str] | None = None) -> dict[str, Path]:
-    """Every profile name reachable by name, with the file it resolves to."""
-    found: dict[str, Path] = {}
-    for directory in shipped_dirs(environ):
-        for path in sorted(directory.glob("*.toml")) if directory.is_dir() else ():
-            found.setdefault(path.stem, path)
-    return found
-
-
-def _looks_like_path(ref: str) -> bool:
-    return "/" in ref or os.sep in ref or ref.endswith(".toml")
-
-
-def locate(
-    ref: str,
-    *,
-    base: Path | None = None,
-    referenced_from: str = "",
-    environ: Mapping[str, str] | None = None,
-) -> Path:
-    """The file a profile reference names: a path (relative to `base`) or a shipped name."""
-    if _looks_like_path(ref):
-        path = Path(ref).expanduser()
-        if base is not None and not path.is_absolute():
-            path = base / path
-        if path.is_file():
-            return path
-        raise ProfileNotFound(ref, referenced_from, (str(path),))
-    dirs = shipped_dirs(environ)
-    for directory in dirs:
-        candidate = directory / f"{ref}.toml"
-        if candidate.is_file():
-            return candidate
-    raise ProfileNotFound(ref, referenced_from, tuple(str(d) for d in dirs))
-
-
-# --------------------------------------------------------------------------------------------
-# one file
-# --------------------------------------------------------------------------------------------
-
-
-class ProfileFile(NamedTuple):
-    """One TOML file, checked for shape but not yet merged."""
-
-    path: Path
-    name: str
-    description: str
-    extends: tuple[str, ...]
-    plugins: Mapping[str, Mapping[str, Any]]
-    sandbox: Mapping[str, Any]
-    require: Mapping[str, Any]
-
-    @property
-    def label(self) -> str:
-        return str(self.path)
-
-
-def read_file(path: Path) -> ProfileFile:
-    """Parse and shape-check one profile file."""
-    label = str(path)
-    try:
-        with open(path, "rb") as fh:
-            doc = tomllib.load(fh)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(label, "", f"not valid TOML: {exc}") from None
-    except OSError as exc:
-        raise ConfigError(label, "", f"cannot read the file: {exc.strerror}") from None
-    for key in doc:
-        if key not in SECTIONS:
-            raise ConfigError(label, key, f"unknown table; expected one of: {', '.join(SECTIONS)}")
-    head = _table(doc, "profile", label)
-    for key in head:
-        if key not in ("name", "extends", "description"):
-            raise ConfigError(
-                label, f"profile.{key}", "unknown key; expected one of: name, extends, description"
-            )
-    extends = head.get("extends", [])
-    if isinstance(extends, str):
-        extends = [extends]
-    if not isinstance(extends, list) or not all(isinstance(e, str) and e for e in extends):
-        raise ConfigError(label, "profile.extends", "expected a profile name or a list of them")
-    name = head.get("name", path.stem)
-    description = head.get("description", "")
-    for key, value in (("name", name), ("description", description)):
-        if not isinstance(value, str):
-            raise ConfigError(label, f"profile.{key}", f"expected a string, got {value!r}")
-    plugins = _table(doc, "plugins", label)
-    for plugin, table in plugins.items():
-        if not isinstance(table, dict):
-            raise ConfigError(label, f"plugins.{plugin}", "expected a table ([plugins.NAME])")
-        if "enabled" in table and not isinstance(table["enabled"], bool):
-            raise ConfigError(label, f"plugins.{plugin}.enabled", "expected true or false")
-        if "distribution" in table and not isinstance(table["distribution"], str):
-            raise ConfigError(label, f"plugins.{plugin}.distribution", "expected a string")
-    return ProfileFile(
-        path=path,
-        name=name,
-        description=description,
-        extends=tuple(extends),
-        plugins=plugins,
-        sandbox=_table(doc, "sandbox", label),
-        require=_table(doc, "require", label),
-    )
-
-
-def _table(doc: Mapping[str, Any], key: str, label: str) -> dict[str, Any]:
-    value = doc.get(key, {})
-    if not isinstance(value, dict):
-        raise ConfigError(label, key, "expected a table")
-    return value
-
-
-def load_chain(ref: str, environ: Mapping[str, str] | None = None) -> list[ProfileFile]:
-    """The files of a profile, parents first, each once; raises `ProfileCycle` on a cycle."""
-    order: list[ProfileFile] = []
-    done: set[Path] = set()
-
-    def visit(path: Path, stack: tuple[Path, ...]) -> None:
-        key = path.resolve()
-        if key in stack:
-            cycle = (*stack[stack.index(key) :], key)
-            raise ProfileCycle(tuple(str(p) for p in cycle))
-        if key in done:
-            return
-        pf = read_file(path)
-        for parent in pf.extends:
-            visit(
-                locate(parent, base=path.parent, referenced_from=pf.label, environ=environ),
-                (*stack, key),
-            )
-        done.add(key)
-        order.append(pf)
-
-    visit(locate(ref, environ=environ), ())
-    return order
 
 
 # --------------------------------------------------------------------------------------------
@@ -314,8 +166,8 @@ def resolve_profile(
         entries.append(
             PluginEntry(name, installed, descriptor, freeze(declared), freeze(config), table.file)
         )
-    sandbox = _merge_sandbox(chain)
-    seams, versions = _merge_require(chain)
+    sandbox = merge_sandbox(chain)
+    seams, versions = merge_require(chain)
     _check_versions(versions, {e.name: e for e in entries}, found)
     _check_seams(top.label, seams, entries)
     return Profile(
@@ -411,7 +263,7 @@ def _validate(
                 origins[key], f"plugins.{name}.{key}", f"unknown key; expected {expected}"
             )
     config = {
-        key: _resolve_secrets(value, origins[key], ["plugins", name, key], environ)
+        key: resolve_secrets(value, origins[key], ["plugins", name, key], environ)
         for key, value in declared.items()
     }
     violation = compile_schema(descriptor.config_schema)(config)
@@ -420,109 +272,9 @@ def _validate(
         origin = origins.get(str(violation.path[0])) if violation.path else None
         problem = violation.problem
         if violation.path:
-            problem += f" (got {_at(declared, violation.path)!r})"
+            problem += f" (got {value_at(declared, violation.path)!r})"
         raise ConfigError(origin or table_file, join_key(path), problem)
     return config
-
-
-def _at(value: Any, path: tuple[str | int, ...]) -> Any:
-    for part in path:
-        try:
-            value = value[part]
-        except (KeyError, IndexError, TypeError):
-            return None
-    return value
-
-
-def _resolve_secrets(
-    value: Any, label: str, path: list[str | int], environ: Mapping[str, str]
-) -> Any:
-    if isinstance(value, dict):
-        if len(value) == 1 and "$env" in value:
-            var = value["$env"]
-            if not isinstance(var, str) or var not in environ:
-                raise ConfigError(
-                    label,
-                    join_key(path),
-                    f"environment variable {var!r} is not set; set it or replace the value",
-                )
-            return environ[var]
-        if len(value) == 1 and "$file" in value:
-            target = Path(str(value["$file"])).expanduser()
-            if not target.is_absolute():
-                target = Path(label).parent / target
-            try:
-                return target.read_text(encoding="utf-8").rstrip("\n")
-            except OSError as exc:
-                raise ConfigError(
-                    label,
-                    join_key(path),
-                    f"cannot read secret file {str(target)!r}: {exc.strerror}",
-                ) from None
-        return {k: _resolve_secrets(v, label, [*path, k], environ) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_resolve_secrets(v, label, [*path, i], environ) for i, v in enumerate(value)]
-    return value
-
-
-def _merge_sandbox(chain: Iterable[ProfileFile]) -> SandboxPolicy:
-    mode, network = SandboxMode.READ_ONLY, False
-    roots: tuple[Path, ...] = ()
-    for pf in chain:
-        for key, value in pf.sandbox.items():
-            where = f"sandbox.{key}"
-            if key == "mode":
-                try:
-                    mode = SandboxMode(value)
-                except ValueError:
-                    choices = ", ".join(m.value for m in SandboxMode)
-                    raise ConfigError(pf.label, where, f"expected one of {choices}") from None
-            elif key == "writable_roots":
-                if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                    raise ConfigError(pf.label, where, "expected a list of paths")
-                roots = tuple(Path(v).expanduser() for v in value)
-            elif key == "network":
-                if not isinstance(value, bool):
-                    raise ConfigError(pf.label, where, "expected true or false")
-                network = value
-            else:
-                raise ConfigError(
-                    pf.label, where, "unknown key; expected mode, writable_roots or network"
-                )
-    return SandboxPolicy(mode, roots, network)
-
-
-def _merge_require(
-    chain: Iterable[ProfileFile],
-) -> tuple[list[tuple[str, str]], dict[str, tuple[str, str]]]:
-    seams: list[tuple[str, str]] = []
-    versions: dict[str, tuple[str, str]] = {}
-    for pf in chain:
-        for key, value in pf.require.items():
-            if key == "seams":
-                if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                    raise ConfigError(pf.label, "require.seams", "expected a list of seam names")
-                seams.extend((seam, pf.label) for seam in value)
-            elif key == "plugins":
-                if not isinstance(value, dict):
-                    raise ConfigError(pf.label, "require.plugins", "expected a table")
-                # Only a profile that pins versions loads their parser.
-                from seamhost.kernel.profile.versions import InvalidRequirement, parse_requirement
-
-                for plugin, spec in value.items():
-                    where = f"require.plugins.{plugin}"
-                    if not isinstance(spec, str):
-                        raise ConfigError(pf.label, where, "expected a version requirement string")
-                    try:
-                        parse_requirement(spec)
-                    except InvalidRequirement as exc:
-                        raise ConfigError(pf.label, where, str(exc)) from None
-                    versions[plugin] = (spec, pf.label)
-            else:
-                raise ConfigError(
-                    pf.label, f"require.{key}", "unknown key; expected seams or plugins"
-                )
-    return seams, versions
 
 
 def _check_versions(

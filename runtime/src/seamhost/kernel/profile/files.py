@@ -1,0 +1,165 @@
+"""Profile files: where a profile name is looked up, one file read and checked, the extends chain.
+
+``extends`` (a shipped profile name or a path, relative to the extending file) is followed
+depth-first, parents left to right; each file is applied once, parents before children. A cycle
+is an error naming it. :class:`ProfileFile` is a named tuple rather than an attrs class: every
+command resolves a profile, and each attrs class costs start-up to create.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from seamhost.errors import ConfigError, ProfileCycle, ProfileNotFound
+
+PROFILE_PATH_ENV = "SEAMHOST_PROFILE_PATH"
+SECTIONS = ("profile", "plugins", "sandbox", "require")
+
+
+def shipped_dirs(environ: Mapping[str, str] | None = None) -> list[Path]:
+    """Where profile names are looked up: ``$SEAMHOST_PROFILE_PATH``, then the shipped ones."""
+    env = os.environ if environ is None else environ
+    dirs = [Path(p) for p in env.get(PROFILE_PATH_ENV, "").split(os.pathsep) if p]
+    dirs.append(Path(__file__).parents[2] / "profiles")
+    return dirs
+
+
+def shipped_profiles(environ: Mapping[str, str] | None = None) -> dict[str, Path]:
+    """Every profile name reachable by name, with the file it resolves to."""
+    found: dict[str, Path] = {}
+    for directory in shipped_dirs(environ):
+        for path in sorted(directory.glob("*.toml")) if directory.is_dir() else ():
+            found.setdefault(path.stem, path)
+    return found
+
+
+def looks_like_path(ref: str) -> bool:
+    return "/" in ref or os.sep in ref or ref.endswith(".toml")
+
+
+def locate(
+    ref: str,
+    *,
+    base: Path | None = None,
+    referenced_from: str = "",
+    environ: Mapping[str, str] | None = None,
+) -> Path:
+    """The file a profile reference names: a path (relative to `base`) or a shipped name."""
+    if looks_like_path(ref):
+        path = Path(ref).expanduser()
+        if base is not None and not path.is_absolute():
+            path = base / path
+        if path.is_file():
+            return path
+        raise ProfileNotFound(ref, referenced_from, (str(path),))
+    dirs = shipped_dirs(environ)
+    for directory in dirs:
+        candidate = directory / f"{ref}.toml"
+        if candidate.is_file():
+            return candidate
+    raise ProfileNotFound(ref, referenced_from, tuple(str(d) for d in dirs))
+
+
+# --------------------------------------------------------------------------------------------
+# one file
+# --------------------------------------------------------------------------------------------
+
+
+class ProfileFile(NamedTuple):
+    """One TOML file, checked for shape but not yet merged."""
+
+    path: Path
+    name: str
+    description: str
+    extends: tuple[str, ...]
+    plugins: Mapping[str, Mapping[str, Any]]
+    sandbox: Mapping[str, Any]
+    require: Mapping[str, Any]
+
+    @property
+    def label(self) -> str:
+        return str(self.path)
+
+
+def read_file(path: Path) -> ProfileFile:
+    """Parse and shape-check one profile file."""
+    label = str(path)
+    try:
+        with open(path, "rb") as fh:
+            doc = tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(label, "", f"not valid TOML: {exc}") from None
+    except OSError as exc:
+        raise ConfigError(label, "", f"cannot read the file: {exc.strerror}") from None
+    for key in doc:
+        if key not in SECTIONS:
+            raise ConfigError(label, key, f"unknown table; expected one of: {', '.join(SECTIONS)}")
+    head = table_of(doc, "profile", label)
+    for key in head:
+        if key not in ("name", "extends", "description"):
+            raise ConfigError(
+                label, f"profile.{key}", "unknown key; expected one of: name, extends, description"
+            )
+    extends = head.get("extends", [])
+    if isinstance(extends, str):
+        extends = [extends]
+    if not isinstance(extends, list) or not all(isinstance(e, str) and e for e in extends):
+        raise ConfigError(label, "profile.extends", "expected a profile name or a list of them")
+    name = head.get("name", path.stem)
+    description = head.get("description", "")
+    for key, value in (("name", name), ("description", description)):
+        if not isinstance(value, str):
+            raise ConfigError(label, f"profile.{key}", f"expected a string, got {value!r}")
+    plugins = table_of(doc, "plugins", label)
+    for plugin, table in plugins.items():
+        if not isinstance(table, dict):
+            raise ConfigError(label, f"plugins.{plugin}", "expected a table ([plugins.NAME])")
+        if "enabled" in table and not isinstance(table["enabled"], bool):
+            raise ConfigError(label, f"plugins.{plugin}.enabled", "expected true or false")
+        if "distribution" in table and not isinstance(table["distribution"], str):
+            raise ConfigError(label, f"plugins.{plugin}.distribution", "expected a string")
+    return ProfileFile(
+        path=path,
+        name=name,
+        description=description,
+        extends=tuple(extends),
+        plugins=plugins,
+        sandbox=table_of(doc, "sandbox", label),
+        require=table_of(doc, "require", label),
+    )
+
+
+def table_of(doc: Mapping[str, Any], key: str, label: str) -> dict[str, Any]:
+    value = doc.get(key, {})
+    if not isinstance(value, dict):
+        raise ConfigError(label, key, "expected a table")
+    return value
+
+
+def load_chain(ref: str, environ: Mapping[str, str] | None = None) -> list[ProfileFile]:
+    """The files of a profile, parents first, each once; raises `ProfileCycle` on a cycle."""
+    order: list[ProfileFile] = []
+    done: set[Path] = set()
+
+    def visit(path: Path, stack: tuple[Path, ...]) -> None:
+        key = path.resolve()
+        if key in stack:
+            cycle = (*stack[stack.index(key) :], key)
+            raise ProfileCycle(tuple(str(p) for p in cycle))
+        if key in done:
+            return
+        pf = read_file(path)
+        for parent in pf.extends:
+            visit(
+                locate(parent, base=path.parent, referenced_from=pf.label, environ=environ),
+                (*stack, key),
+            )
+        done.add(key)
+        order.append(pf)
+
+    visit(locate(ref, environ=environ), ())
+    return order

@@ -1,0 +1,118 @@
+"""Merging a profile's kernel-owned tables across its chain, and resolving its secrets.
+
+``[sandbox]`` and ``[require]`` merge key by key, later files winning; ``{"$env" = "NAME"}`` and
+``{"$file" = "path"}`` are replaced once merged, so secrets never sit in a file and an overridden
+secret is never read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from seamhost.errors import ConfigError, join_key
+from seamhost.sandbox.policy import SandboxMode, SandboxPolicy
+
+if TYPE_CHECKING:
+    from seamhost.kernel.profile.files import ProfileFile
+
+
+def value_at(value: Any, path: tuple[str | int, ...]) -> Any:
+    for part in path:
+        try:
+            value = value[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return value
+
+
+def resolve_secrets(
+    value: Any, label: str, path: list[str | int], environ: Mapping[str, str]
+) -> Any:
+    if isinstance(value, dict):
+        if len(value) == 1 and "$env" in value:
+            var = value["$env"]
+            if not isinstance(var, str) or var not in environ:
+                raise ConfigError(
+                    label,
+                    join_key(path),
+                    f"environment variable {var!r} is not set; set it or replace the value",
+                )
+            return environ[var]
+        if len(value) == 1 and "$file" in value:
+            target = Path(str(value["$file"])).expanduser()
+            if not target.is_absolute():
+                target = Path(label).parent / target
+            try:
+                return target.read_text(encoding="utf-8").rstrip("\n")
+            except OSError as exc:
+                raise ConfigError(
+                    label,
+                    join_key(path),
+                    f"cannot read secret file {str(target)!r}: {exc.strerror}",
+                ) from None
+        return {k: resolve_secrets(v, label, [*path, k], environ) for k, v in value.items()}
+    if isinstance(value, list):
+        return [resolve_secrets(v, label, [*path, i], environ) for i, v in enumerate(value)]
+    return value
+
+
+def merge_sandbox(chain: Iterable[ProfileFile]) -> SandboxPolicy:
+    mode, network = SandboxMode.READ_ONLY, False
+    roots: tuple[Path, ...] = ()
+    for pf in chain:
+        for key, value in pf.sandbox.items():
+            where = f"sandbox.{key}"
+            if key == "mode":
+                try:
+                    mode = SandboxMode(value)
+                except ValueError:
+                    choices = ", ".join(m.value for m in SandboxMode)
+                    raise ConfigError(pf.label, where, f"expected one of {choices}") from None
+            elif key == "writable_roots":
+                if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                    raise ConfigError(pf.label, where, "expected a list of paths")
+                roots = tuple(Path(v).expanduser() for v in value)
+            elif key == "network":
+                if not isinstance(value, bool):
+                    raise ConfigError(pf.label, where, "expected true or false")
+                network = value
+            else:
+                raise ConfigError(
+                    pf.label, where, "unknown key; expected mode, writable_roots or network"
+                )
+    return SandboxPolicy(mode, roots, network)
+
+
+def merge_require(
+    chain: Iterable[ProfileFile],
+) -> tuple[list[tuple[str, str]], dict[str, tuple[str, str]]]:
+    seams: list[tuple[str, str]] = []
+    versions: dict[str, tuple[str, str]] = {}
+    for pf in chain:
+        for key, value in pf.require.items():
+            if key == "seams":
+                if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                    raise ConfigError(pf.label, "require.seams", "expected a list of seam names")
+                seams.extend((seam, pf.label) for seam in value)
+            elif key == "plugins":
+                if not isinstance(value, dict):
+                    raise ConfigError(pf.label, "require.plugins", "expected a table")
+                # Only a profile that pins versions loads their parser.
+                from seamhost.kernel.profile.versions import InvalidRequirement, parse_requirement
+
+                for plugin, spec in value.items():
+                    where = f"require.plugins.{plugin}"
+                    if not isinstance(spec, str):
+                        raise ConfigError(pf.label, where, "expected a version requirement string")
+                    try:
+                        parse_requirement(spec)
+                    except InvalidRequirement as exc:
+                        raise ConfigError(pf.label, where, str(exc)) from None
+                    versions[plugin] = (spec, pf.label)
+            else:
+                raise ConfigError(
+                    pf.label, f"require.{key}", "unknown key; expected seams or plugins"
+                )
+    return seams, versions
