@@ -1,5 +1,5 @@
-"""Replacing a file (`seamhost.sandbox.paths.Replacement.commit`) on real files: what it keeps,
-what it leaves behind after a success and after real failures, and what it still refuses.
+"""Replacing a file (`seamhost.sandbox.replacement.Replacement.commit`) on real files: what it
+keeps, what it leaves behind after a success and after real failures, and what it still refuses.
 
 Tests that change owners or run a child as another user need root, and are skipped otherwise.
 """

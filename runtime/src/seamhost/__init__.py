@@ -54,7 +54,7 @@ _EXPORTS = {
     "ConfinedCommand": "seamhost.sandbox.confinement",
     "PathDenied": "seamhost.sandbox.paths",
     "PathPolicy": "seamhost.sandbox.paths",
-    "Replacement": "seamhost.sandbox.paths",
+    "Replacement": "seamhost.sandbox.replacement",
     "RunResult": "seamhost.sandbox.runner",
     "ApprovalOutcome": "seamhost.approval.request",
     "ApprovalRequest": "seamhost.approval.request",
@@ -197,11 +197,11 @@ if TYPE_CHECKING:
     from seamhost.sandbox.confinement import ConfineRequest as ConfineRequest
     from seamhost.sandbox.paths import PathDenied as PathDenied
     from seamhost.sandbox.paths import PathPolicy as PathPolicy
-    from seamhost.sandbox.paths import Replacement as Replacement
     from seamhost.sandbox.policy import Enforcement as Enforcement
     from seamhost.sandbox.policy import ExitVerdict as ExitVerdict
     from seamhost.sandbox.policy import SandboxMode as SandboxMode
     from seamhost.sandbox.policy import SandboxPolicy as SandboxPolicy
+    from seamhost.sandbox.replacement import Replacement as Replacement
     from seamhost.sandbox.runner import RunResult as RunResult
     from seamhost.session.codec import EventCatalog as EventCatalog
     from seamhost.session.codec import core_catalog as core_catalog

@@ -6,10 +6,10 @@ roots in ``workspace-write`` (symlinks and hard links leading out refused); anyw
 ``danger-full-access``. A refusal ends the call ``SANDBOX_DENIED`` and touches nothing.
 
 Neither writes in place: each replaces the file atomically and durably through
-:meth:`seamhost.sandbox.paths.Replacement.commit` (a temporary file beside it, fsynced, renamed
-over it, the directory fsynced). Whatever stops the call (a crash, a kill, a full disk), the file
-holds its old content or its new one, never a mix; a call that fails leaves it as it was. The file
-keeps its mode, and its owner and group as far as the process may set them; a new file
+:meth:`seamhost.sandbox.replacement.Replacement.commit` (a temporary file beside it, fsynced,
+renamed over it, the directory fsynced). Whatever stops the call (a crash, a kill, a full disk),
+the file holds its old content or its new one, never a mix; a call that fails leaves it as it was.
+The file keeps its mode, and its owner and group as far as the process may set them; a new file
 gets the mode the umask gives. It does not keep its inode (a program holding the old file open
 goes on seeing the old content), its extended attributes or its ACLs. A file with more than one
 hard link is refused in every mode: replacing one of its names would leave the others with the

@@ -27,22 +27,7 @@ the open descriptor, that it is a regular file with a single link. Everything af
 relative to that directory descriptor; no path is resolved again. Whatever the path became
 meanwhile, the file replaced is the one that was judged, or nothing is written.
 
-A file is replaced, never written in place (:meth:`Replacement.commit`). The new bytes go to a
-temporary file in the same directory, ``.<name>.<16 random hex digits>.seamhost-tmp``, created
-exclusively and never through a symlink, mode 0600 while it is written. It then takes the old
-file's mode, and its owner and group as far as the process may set them (a new file takes the
-mode ``open(path, "w")`` would give it under the process's umask), is fsynced, renamed over the
-target, and the directory is fsynced so the rename itself survives a crash. So after a crash, a
-kill or a full disk at any point the target holds its old bytes or its new ones, never a mix or
-nothing; a failure before the rename removes the temporary file and leaves the target
-untouched. A process killed mid-write can leave its temporary file behind, which is safe to
-delete.
-
-What a replacement does not keep: the inode (the file is a new one; a descriptor open on the old
-file keeps reading the old content), extended attributes and ACLs (not copied; the new file gets
-whatever the directory gives new files), and other names: a file with more than one hard link is
-refused in every mode, since replacing one name would leave the others with the old content
-(`PathDenied` when confining, `HardLinkedFile` in ``danger-full-access``).
+Replacing a file, atomically and durably, is :mod:`seamhost.sandbox.replacement`'s.
 """
 
 from __future__ import annotations
@@ -51,7 +36,6 @@ import contextlib
 import errno
 import os
 import stat
-import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -59,10 +43,10 @@ import attrs
 
 from seamhost.errors import SeamhostError
 from seamhost.sandbox.policy import SandboxMode
+from seamhost.sandbox.replacement import Replacement
+from seamhost.sandbox.resolution import hard_links, is_link, real_target, resolve
 
 if TYPE_CHECKING:
-    from types import TracebackType
-
     from seamhost.sandbox.confinement import ConfineRequest
 
 StrPath = str | os.PathLike[str]
@@ -85,7 +69,6 @@ _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
 # refused as not a regular file right after, and made blocking again when it is one.
 _FILE_FLAGS = os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
 _FILESYSTEM_ROOT = Path("/")
-_MAX_LINKS = 40  # symlinks followed in one resolution, as Linux allows
 
 
 class PathDenied(SeamhostError, PermissionError):
@@ -188,7 +171,7 @@ class PathPolicy:
         if self.mode is SandboxMode.READ_ONLY:
             raise self._denied(lexical, "the sandbox is read-only", _READ_ONLY_REMEDY)
         try:
-            target, via_link = _real_target(lexical)
+            target, via_link = real_target(lexical)
         except OSError as exc:
             # EINVAL: a link read back as no link, so the path changed while it was resolved.
             if exc.errno != errno.EINVAL or not self.mode.confining:
@@ -205,7 +188,7 @@ class PathPolicy:
             else:
                 reason = "it is outside the writable roots"
             raise self._denied(lexical, reason, self._outside_remedy())
-        links = _hard_links(target)
+        links = hard_links(target)
         if links > 1:
             raise self._denied(lexical, _hard_link_reason(links), _HARD_LINK_REMEDY)
         return target
@@ -217,7 +200,7 @@ class PathPolicy:
         that cannot be resolved at all raises the operating system's error.
         """
         lexical = self.locate(path)
-        real = _resolve(lexical)
+        real = resolve(lexical)
         if not real.is_relative_to(self.workspace):
             raise self._denied(
                 lexical,
@@ -283,7 +266,7 @@ class PathPolicy:
         try:
             return os.open(name, _DIR_FLAGS | os.O_NOFOLLOW, dir_fd=dir_fd)
         except OSError as exc:
-            if exc.errno in (errno.ENOTDIR, errno.ELOOP) and _is_link(name, dir_fd):
+            if exc.errno in (errno.ENOTDIR, errno.ELOOP) and is_link(name, dir_fd):
                 raise self._raced(here) from exc
             raise
 
@@ -348,109 +331,6 @@ class PathPolicy:
         )
 
 
-@attrs.define(eq=False)
-class Replacement:
-    """A file about to be replaced, from :meth:`PathPolicy.open_for_replace`.
-
-    It holds the directory the policy walked to and, when the file exists, the descriptor the
-    policy checked; a context manager that closes both. :meth:`read` gives the content the file
-    had when it was opened; :meth:`commit` replaces it atomically and durably. Not a value but
-    a holder of descriptors, so not frozen: closing it is a change of state.
-    """
-
-    path: Path  # the real path that was judged
-    _dir_fd: int = attrs.field(alias="dir_fd")
-    _name: str = attrs.field(alias="name")
-    _fd: int | None = attrs.field(alias="fd")  # None: there is no file yet
-    _info: os.stat_result | None = attrs.field(alias="info")  # of `_fd`, taken when checked
-    _closed: bool = attrs.field(default=False, init=False)
-
-    @property
-    def created(self) -> bool:
-        """Whether the commit makes a new file: there was none when it was opened."""
-        return self._fd is None
-
-    @property
-    def size(self) -> int:
-        """The size of the file when it was opened (0 when there was none)."""
-        return 0 if self._info is None else self._info.st_size
-
-    def read(self) -> bytes:
-        """The whole content of the file that was opened (empty when there was none)."""
-        self._check_open()
-        if self._fd is None:
-            return b""
-        chunks = []
-        offset = 0
-        while chunk := os.pread(self._fd, _READ_CHUNK, offset):
-            chunks.append(chunk)
-            offset += len(chunk)
-        return b"".join(chunks)
-
-    def commit(self, data: bytes) -> None:
-        """Replace the file with `data`: after a crash at any point it holds the old or the new.
-
-        Writes a temporary file beside it, gives it the old file's mode (and owner and group,
-        when the process may set them; a new file gets the umask's mode), fsyncs it, renames it
-        over the target and fsyncs the directory. Any failure before the rename removes the
-        temporary file and leaves the target untouched. A failure of the final directory fsync
-        is raised with the new content already in place but not known to be durable.
-        """
-        self._check_open()
-        temp = _temp_name(self._name)
-        fd = os.open(temp, _TEMP_FLAGS, 0o600, dir_fd=self._dir_fd)
-        try:
-            try:
-                _write_all(fd, data)
-                self._give_attributes(fd)
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-            os.rename(temp, self._name, src_dir_fd=self._dir_fd, dst_dir_fd=self._dir_fd)
-        except BaseException:
-            # After a rename that did happen there is nothing left under `temp` to remove.
-            with contextlib.suppress(OSError):
-                os.unlink(temp, dir_fd=self._dir_fd)
-            raise
-        os.fsync(self._dir_fd)
-
-    def _check_open(self) -> None:
-        if self._closed:
-            raise ValueError(f"the replacement of {self.path} is closed; open it again")
-
-    def _give_attributes(self, fd: int) -> None:
-        """Give the temporary file `fd` what the replaced file had, or a new file's mode."""
-        if self._info is None:
-            os.fchmod(fd, _NEW_FILE_MODE & ~_umask())
-            return
-        own = os.fstat(fd)
-        wanted = (self._info.st_uid, self._info.st_gid)
-        if (own.st_uid, own.st_gid) != wanted:
-            _change_owner(fd, *wanted)
-        # After the owner: changing it clears the set-user-ID and set-group-ID bits.
-        os.fchmod(fd, stat.S_IMODE(self._info.st_mode))
-
-    def close(self) -> None:
-        """Close the descriptors (once; again does nothing); nothing can be committed after."""
-        if self._closed:
-            return
-        self._closed = True
-        if self._fd is not None:
-            os.close(self._fd)
-        os.close(self._dir_fd)
-
-    def __enter__(self) -> Replacement:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
-
-
 _READ_ONLY_REMEDY = (
     "writes need sandbox mode workspace-write (set [sandbox] mode, or ask for it for this call)"
 )
@@ -465,121 +345,4 @@ def _hard_link_reason(links: int) -> str:
     return f"the file has {links} hard links"
 
 
-# -- replacing ---------------------------------------------------------------------------------
-
-_TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-_TEMP_SUFFIX = ".seamhost-tmp"
-_TEMP_NAME_BYTES = 80  # of the target's name kept in the temporary one, well under NAME_MAX
-_NEW_FILE_MODE = 0o666  # what open() asks for, before the umask
-_READ_CHUNK = 1 << 20
-_UMASK_LOCK = threading.Lock()
-
-
-def _temp_name(name: str) -> str:
-    """A fresh name beside `name`: hidden, naming the file it replaces, random, ours by suffix."""
-    kept = os.fsencode(name)[:_TEMP_NAME_BYTES].decode("utf-8", "ignore")
-    return f".{kept}.{os.urandom(8).hex()}{_TEMP_SUFFIX}"
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
-
-
-def _umask() -> int:
-    """The process's umask, read without changing it when ``/proc`` shows it."""
-    try:
-        with open("/proc/self/status", "rb") as status:
-            for line in status:
-                if line.startswith(b"Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError, IndexError):
-        pass
-    # No /proc here: the only other way is to set it and put it back. The lock keeps two
-    # replacements from reading each other's value; meanwhile the stricter mask can only narrow
-    # what another thread creates, never widen it.
-    with _UMASK_LOCK:
-        mask = os.umask(0o077)
-        os.umask(mask)
-    return mask
-
-
-def _change_owner(fd: int, uid: int, gid: int) -> None:
-    """Give `fd` this owner and group, or as much of them as the process may set."""
-    # Without the right to give the owner, the group may still be given: the process's own.
-    for owner in (uid, -1):
-        try:
-            os.fchown(fd, owner, gid)
-        except OSError as exc:
-            if exc.errno != errno.EPERM:
-                raise
-        else:
-            return
-
-
-def _real_target(lexical: Path) -> tuple[Path, bool]:
-    """Where a write to `lexical` lands, and whether a final symlink was followed to get there."""
-    if lexical.name in ("", ".."):
-        return _resolve(lexical), False
-    via_link = (_resolve(lexical.parent) / lexical.name).is_symlink()
-    return _resolve(lexical), via_link
-
-
-def _resolve(path: Path) -> Path:
-    """The real path the operating system reaches through `path`, whose tail may not exist yet.
-
-    Resolution goes as the kernel's does, one component at a time: a symlink is replaced by its
-    target (at most `_MAX_LINKS` of them), ``..`` goes up from the directory reached so far, and
-    a missing component starts a tail that is kept by name. ``os.path.realpath`` differs where
-    the kernel refuses, and so this raises what the kernel would: ``..`` after a missing
-    component (``ENOENT``), anything after a non-directory (``ENOTDIR``), a loop (``ELOOP``).
-    """
-    pending = list(reversed(path.parts[1:]))
-    real = _FILESYSTEM_ROOT
-    missing = False  # `real` does not exist; what follows is kept by name
-    links = 0
-    while pending:
-        part = pending.pop()
-        if part == "..":
-            if missing:
-                raise FileNotFoundError(errno.ENOENT, "no such directory before '..'", str(path))
-            real = real.parent
-            continue
-        real = real / part
-        if missing:
-            continue
-        try:
-            info = os.lstat(real)
-        except FileNotFoundError:
-            missing = True
-            continue
-        if stat.S_ISLNK(info.st_mode):
-            links += 1
-            if links > _MAX_LINKS:
-                raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), str(path))
-            target = Path(os.readlink(real))
-            real = _FILESYSTEM_ROOT if target.is_absolute() else real.parent
-            pending.extend(reversed(target.parts[1:] if target.is_absolute() else target.parts))
-        elif pending and not stat.S_ISDIR(info.st_mode):
-            raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(real))
-    return real
-
-
-def _hard_links(path: Path) -> int:
-    """The link count of `path` when it is an existing regular file, else 1."""
-    try:
-        info = path.lstat()
-    except OSError:
-        return 1
-    return info.st_nlink if stat.S_ISREG(info.st_mode) else 1
-
-
-def _is_link(name: str, dir_fd: int) -> bool:
-    try:
-        return stat.S_ISLNK(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode)
-    except OSError:
-        return False
-
-
-__all__ = ["HardLinkedFile", "PathDenied", "PathPolicy", "Replacement"]
+__all__ = ["HardLinkedFile", "PathDenied", "PathPolicy"]
