@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from seamhost.errors import PluginConflict, SeamFailed, SeamUnavailable
-from seamhost.kernel import dispatch
+from seamhost.kernel import chains, dispatch
 from seamhost.kernel.dispatch import Impl, Tracer
 from seamhost.tool.decision import Decision, Verdict
 
@@ -258,7 +258,7 @@ def test_around_first_in_call_order_is_outermost() -> None:
         log.append("body")
         return ctx
 
-    chain = dispatch.around(
+    chain = chains.around(
         "t/e",
         [Impl("outer", layer("outer", log)), Impl("inner", layer("inner", log))],
         terminal,
@@ -278,7 +278,7 @@ def test_around_short_circuit_skips_inner_links_and_the_terminal() -> None:
         reached.append("body")
         return "body"
 
-    chain = dispatch.around(
+    chain = chains.around(
         "t/e",
         [Impl("stopper", stop), Impl("inner", layer("inner", reached))],
         terminal,
@@ -292,7 +292,7 @@ def test_around_raise_becomes_the_error_value() -> None:
     async def terminal(ctx: object) -> str:
         return "body"
 
-    chain = dispatch.around(
+    chain = chains.around(
         "t/e",
         [Impl("broken", boom)],
         terminal,
@@ -306,7 +306,7 @@ def test_around_raise_propagates_without_on_error() -> None:
     async def terminal(ctx: object) -> None:
         return None
 
-    chain = dispatch.around("t/e", [Impl("broken", boom)], terminal, trace=OFF)
+    chain = chains.around("t/e", [Impl("broken", boom)], terminal, trace=OFF)
     with pytest.raises(RuntimeError, match="boom"):
         run(chain(None))
 
@@ -324,7 +324,7 @@ def test_around_stream_wraps_the_inner_stream() -> None:
         return gen()
 
     async def collect() -> list[int]:
-        chain = dispatch.around_stream("l/s", [Impl("x2", doubler)], source, trace=OFF)
+        chain = chains.around_stream("l/s", [Impl("x2", doubler)], source, trace=OFF)
         return [i async for i in chain(3)]
 
     assert run(collect()) == [0, 2, 4]

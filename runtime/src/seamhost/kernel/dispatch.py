@@ -1,4 +1,7 @@
-"""Drivers for the dispatch modes of the seam table (design.md §3.4).
+"""Drivers for the dispatch modes that vote, observe or provide (design.md §3.4).
+
+Provider, provider chain, decision, guard, notify, barrier and registration are driven here;
+the modes that wrap a call (around, and transform) are in :mod:`seamhost.kernel.chains`.
 
 Each driver takes the implementations of one seam in call order, as :class:`Impl` values (the
 plugin's name and its function), and applies the mode's rules, including what a raising
@@ -11,15 +14,23 @@ from __future__ import annotations
 
 import functools
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from types import CoroutineType
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeGuard, TypeVar, cast
 
-from seamhost.errors import PluginConflict, SeamFailed, SeamUnavailable, describe
+from seamhost.errors import (
+    PluginConflict,
+    PluginLoadError,
+    SeamContractError,
+    SeamFailed,
+    SeamUnavailable,
+    describe,
+)
 
 if TYPE_CHECKING:
     import asyncio
 
+    from seamhost.tool.call import RegisteredTool
     from seamhost.tool.decision import Decision
 
 T = TypeVar("T")
@@ -316,85 +327,36 @@ async def _barrier_of_one(seam: str, impl: Impl, args: tuple[Any, ...], *, trace
 
 
 # --------------------------------------------------------------------------------------------
-# around chains
+# registration
 # --------------------------------------------------------------------------------------------
 
 
-def around(
-    seam: str,
-    impls: Sequence[Impl],
-    terminal: Callable[[Any], Awaitable[T]],
-    *,
-    trace: Tracer,
-    on_error: Callable[[Impl, Exception, Any], T] | None = None,
-) -> Callable[[Any], Awaitable[T]]:
-    """Compose ``impl(ctx, call_next)`` links around `terminal`.
+def register_tools(impls: Sequence[Impl], *, trace: Tracer) -> dict[str, RegisteredTool]:
+    """``tools/register``: every plugin registers through a callback; a duplicate names both.
 
-    The first implementation in call order is outermost. With `on_error`, an implementation that
-    raises is turned into a value by ``on_error(impl, exc, ctx)`` (an error result); otherwise the
-    error propagates. The chain holds no per-call state: it may be built once and reused.
+    Anything but a :class:`~seamhost.tool.call.ToolSpec` is a contract error; an implementation
+    that raises fails the bundle naming the plugin.
     """
-    link: Callable[[Any], Awaitable[T]] = terminal
-    for impl in reversed(impls):
-        link = _link(seam=seam, impl=impl, inner=link, trace=trace, on_error=on_error)
-    return link
+    from seamhost.tool.call import RegisteredTool, ToolSpec
 
+    tools: dict[str, RegisteredTool] = {}
+    for impl in impls:
 
-def _link(
-    *,
-    seam: str,
-    impl: Impl,
-    inner: Callable[[Any], Awaitable[T]],
-    trace: Tracer,
-    on_error: Callable[[Impl, Exception, Any], T] | None,
-) -> Callable[[Any], Awaitable[T]]:
-    async def call(ctx: Any) -> T:
-        if trace.enabled:
-            trace(seam, impl.plugin, "enter")
+        def register(spec: ToolSpec, _plugin: str = impl.plugin) -> None:
+            if not isinstance(spec, ToolSpec):
+                raise SeamContractError(
+                    "tools/register", _plugin, f"registered {spec!r}, not a ToolSpec"
+                )
+            if spec.name in tools:
+                raise PluginConflict(f"tool {spec.name!r}", (tools[spec.name].plugin, _plugin))
+            tools[spec.name] = RegisteredTool.of(spec, _plugin)
+
         try:
-            result: T = impl.call(ctx, inner)
-            if awaitable(result):
-                result = await result
+            impl.call(register)
+        except (PluginConflict, SeamContractError):
+            raise
         except Exception as exc:
-            if trace.enabled:
-                trace(seam, impl.plugin, f"raised {describe(exc)}")
-            if on_error is None:
-                raise
-            return on_error(impl, exc, ctx)
+            raise PluginLoadError(impl.plugin, "tools/register", describe(exc)) from exc
         if trace.enabled:
-            trace(seam, impl.plugin, "leave")
-        return result
-
-    return call
-
-
-def around_stream(
-    seam: str,
-    impls: Sequence[Impl],
-    terminal: Callable[[Any], AsyncIterator[T]],
-    *,
-    trace: Tracer,
-) -> Callable[[Any], AsyncIterator[T]]:
-    """Like :func:`around` for chains whose links return async iterators (``llm/stream``)."""
-    link: Callable[[Any], AsyncIterator[T]] = terminal
-    for impl in reversed(impls):
-        link = _stream_link(seam, impl, link, trace)
-    return link
-
-
-def _stream_link(
-    seam: str,
-    impl: Impl,
-    inner: Callable[[Any], AsyncIterator[T]],
-    trace: Tracer,
-) -> Callable[[Any], AsyncIterator[T]]:
-    async def call(ctx: Any) -> AsyncIterator[T]:
-        if trace.enabled:
-            trace(seam, impl.plugin, "enter")
-        stream = await settle(impl.call(ctx, inner))
-        async for item in stream:
-            yield item
-        if trace.enabled:
-            trace(seam, impl.plugin, "leave")
-
-    return call
+            trace("tools/register", impl.plugin, "registered")
+    return tools

@@ -14,14 +14,11 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mappi
 from typing import TYPE_CHECKING, Any
 
 from seamhost.errors import (
-    PluginConflict,
-    PluginLoadError,
-    SeamContractError,
     SeamFailed,
     SeamhostError,
     describe,
 )
-from seamhost.kernel import dispatch
+from seamhost.kernel import chains, dispatch
 from seamhost.kernel.catalogue import SEAMS, hook_name
 from seamhost.kernel.dispatch import Impl, Tracer
 
@@ -42,7 +39,7 @@ if TYPE_CHECKING:
     from seamhost.session.record import Record
     from seamhost.session.store import SessionStore
     from seamhost.tool.call import RegisteredTool, ToolExecution, ToolInvocation
-    from seamhost.tool.decision import Decision, Replace
+    from seamhost.tool.decision import Decision
     from seamhost.tool.result import ToolResult
 
 
@@ -93,29 +90,7 @@ class Seams:
 
     def tools_register(self) -> dict[str, RegisteredTool]:
         """``tools/register``: collect every plugin's tools; a duplicate name names both."""
-        from seamhost.tool.call import RegisteredTool, ToolSpec
-
-        tools: dict[str, RegisteredTool] = {}
-        for impl in self._impls["tools/register"]:
-
-            def register(spec: ToolSpec, _plugin: str = impl.plugin) -> None:
-                if not isinstance(spec, ToolSpec):
-                    raise SeamContractError(
-                        "tools/register", _plugin, f"registered {spec!r}, not a ToolSpec"
-                    )
-                if spec.name in tools:
-                    raise PluginConflict(f"tool {spec.name!r}", (tools[spec.name].plugin, _plugin))
-                tools[spec.name] = RegisteredTool.of(spec, _plugin)
-
-            try:
-                impl.call(register)
-            except (PluginConflict, SeamContractError):
-                raise
-            except Exception as exc:
-                raise PluginLoadError(impl.plugin, "tools/register", describe(exc)) from exc
-            if self._trace.enabled:
-                self._trace("tools/register", impl.plugin, "registered")
-        return tools
+        return dispatch.register_tools(self._impls["tools/register"], trace=self._trace)
 
     # -- providers --------------------------------------------------------------------------
 
@@ -204,7 +179,7 @@ class Seams:
         self, ctx: StepContext, proceed: Callable[[StepContext], Awaitable[None]]
     ) -> None:
         """``agent/pre-step``: run the chain; `proceed` is the innermost link."""
-        chain = dispatch.around(
+        chain = chains.around(
             "agent/pre-step", self._impls["agent/pre-step"], proceed, trace=self._trace
         )
         await chain(ctx)
@@ -215,7 +190,7 @@ class Seams:
         adapter: Callable[[ModelRequest], AsyncIterator[ModelEvent]],
     ) -> AsyncIterator[ModelEvent]:
         """``llm/stream``: the stream of model events, through every wrapper to `adapter`."""
-        chain = dispatch.around_stream(
+        chain = chains.around_stream(
             "llm/stream", self._impls["llm/stream"], adapter, trace=self._trace
         )
         return chain(request)
@@ -263,7 +238,7 @@ class Seams:
         if chain is None or chain[0] is not body:
             chain = self._execute_chain = (
                 body,
-                dispatch.around(
+                chains.around(
                     "tools/execute",
                     self._impls["tools/execute"],
                     body,
@@ -275,33 +250,9 @@ class Seams:
 
     async def tools_post_execute(self, call: ToolInvocation, result: ToolResult) -> ToolResult:
         """``tools/post-execute``: apply each transform in order; a block or a raise blocks."""
-        for impl in self._impls["tools/post-execute"]:
-            try:
-                vote = impl.call(call, result)
-                if vote is not None and dispatch.awaitable(vote):
-                    vote = await vote
-            except Exception as exc:
-                if self._trace.enabled:
-                    self._trace("tools/post-execute", impl.plugin, f"raised {describe(exc)}")
-                return _blocked(result, impl.plugin, f"raised {describe(exc)}")
-            if vote is None:
-                if self._trace.enabled:
-                    self._trace("tools/post-execute", impl.plugin, "accept")
-                continue
-            from seamhost.tool.decision import Block, Replace
-
-            if isinstance(vote, Block):
-                if self._trace.enabled:
-                    self._trace("tools/post-execute", impl.plugin, f"block {vote.reason}")
-                return _blocked(result, impl.plugin, vote.reason)
-            if not isinstance(vote, Replace):
-                if self._trace.enabled:
-                    self._trace("tools/post-execute", impl.plugin, f"invalid vote {vote!r}")
-                return _blocked(result, impl.plugin, f"invalid vote {vote!r}")
-            if self._trace.enabled:
-                self._trace("tools/post-execute", impl.plugin, f"replace {_changes(vote)}")
-            result = _replace(result, impl.plugin, vote)
-        return result
+        return await chains.transform(
+            "tools/post-execute", self._impls["tools/post-execute"], call, result, trace=self._trace
+        )
 
     def tools_result(self, call: ToolInvocation | None, result: ToolResult) -> None:
         """``tools/result``: notify observers; their failures never change the result."""
@@ -332,32 +283,6 @@ def _execute_failed(impl: Impl, exc: Exception, execution: ToolExecution) -> Too
         execution.invocation.call_id,
         ErrorCode.TOOL_ERROR,
         f'plugin "{impl.plugin}" failed in tools/execute: {describe(exc)}',
-    )
-
-
-def _changes(vote: Replace) -> str:
-    return "value" if vote.replaces_value else "content"
-
-
-def _replace(result: ToolResult, plugin: str, vote: Replace) -> ToolResult:
-    import attrs
-
-    note: dict[str, Any] = {"plugin": plugin, "changes": _changes(vote), "reason": vote.reason}
-    redactions = [*result.meta.get("redactions", ()), note]
-    meta = {**result.meta, "redactions": redactions}
-    if vote.replaces_value:
-        return attrs.evolve(result, value=vote.value, meta=meta)
-    return attrs.evolve(result, content=vote.content or "", meta=meta)
-
-
-def _blocked(result: ToolResult, plugin: str, reason: str) -> ToolResult:
-    from seamhost.errors import ErrorCode
-    from seamhost.tool.result import ToolResult
-
-    return ToolResult.failure(
-        result.call_id,
-        ErrorCode.POST_EXECUTE_BLOCKED,
-        f'plugin "{plugin}" blocked the result: {reason}',
     )
 
 
