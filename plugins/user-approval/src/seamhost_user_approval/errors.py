@@ -12,8 +12,7 @@ from seamhost.errors import SeamhostError
 
 
 class AnswererFailed(SeamhostError, RuntimeError):
-    """An answerer could not answer: it raised, answered outside the vocabulary, or lost its
-    terminal."""
+    """An answerer could not answer (it raised, answered outside the vocabulary, lost its tty)."""
 
     answerer: str  # rules | tty | callback
     problem: str
