@@ -5,9 +5,9 @@ inside functions, and under ``if TYPE_CHECKING:``. A cycle that only type checki
 cycle a reader has to untangle, and the next runtime import along it breaks start-up.
 
 The layers, lowest first (docs/design.md §2): the foundation modules, then ``sandbox``,
-``session``, ``tool``, ``approval`` and ``llm``, then ``kernel``, ``run``, and on top ``cli`` and
-``testing``; the root package (the curated, lazily exported API) sits above everything. A module
-may import its own package and any lower layer, never a higher one.
+``session``, ``tool``, ``approval`` and ``llm``, then ``kernel``, ``run``, the plugin authors' kit
+``testing`` and on top ``cli``; the root package (the curated, lazily exported API) sits above
+everything. A module may import its own package and any lower layer, never a higher one.
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ LAYERS = [
     {"llm"},
     {"kernel"},
     {"run"},
-    {"cli", "testing"},
+    {"testing"},
+    {"cli"},
     {"__init__", "__main__"},
 ]
 
