@@ -162,6 +162,7 @@ CASES = {
         defers=(
             "seamhost_model_scripted.adapter",
             "seamhost_model_scripted.scenario",
+            "seamhost_model_scripted.scenario_reader",
             "seamhost.llm.adapter",
         ),
     ),

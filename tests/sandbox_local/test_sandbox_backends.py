@@ -21,7 +21,7 @@ from seamhost_sandbox_local.plugin import SandboxLocal
 
 from seamhost.sandbox.confinement import ConfinedCommand, ConfineRequest
 from seamhost.sandbox.policy import SandboxMode
-from seamhost.testing.sandbox import INTERPRETER, processes_mentioning
+from seamhost.testing.sandbox_escapes import INTERPRETER, processes_mentioning
 from tests.sandbox_local.conftest import make_plugin, working
 
 RO, WW = SandboxMode.READ_ONLY, SandboxMode.WORKSPACE_WRITE

@@ -32,41 +32,46 @@ answerer ``contract-fallback`` that rejects whatever reaches it. Both are instal
 as distributions of their own (the ``plugin_site`` fixture). Calls run through the kernel's
 :class:`~seamhost.run.pipeline.ToolPipeline` on a memory-only session, with the service the bundle
 provides (``approval/service``) or the kernel's.
+
+The two plugins are in :mod:`seamhost.testing.approval_plugins`, the driver and the bench in
+:mod:`seamhost.testing.approval_bench`; every name of the kit is importable from here.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import attrs
-import orjson
 import pytest
 
 from seamhost.approval.request import ApprovalOutcome
 from seamhost.approval.service import ApprovalService, set_policy
 from seamhost.errors import ErrorCode
-from seamhost.jsonvalue import FrozenDict, digest, freeze
-from seamhost.kernel.bundle import Bundle, build_bundle
+from seamhost.jsonvalue import digest, freeze
+from seamhost.kernel.bundle import build_bundle
 from seamhost.kernel.profile.resolve import resolve_profile
-from seamhost.llm.adapter import ToolCallProposal
-from seamhost.run.pipeline import ToolPipeline
 from seamhost.run.sessions import create_session
 from seamhost.session.events import TurnStart
 from seamhost.session.live import Session
-from seamhost.session.record import Record
+from seamhost.testing.approval_bench import (
+    NO_ANSWER,
+    STALL,
+    AnswererDriver,
+    ContractBench,
+    Probed,
+)
+from seamhost.testing.approval_plugins import (
+    FALLBACK,
+    PROBE,
+    PROBE_SOURCE,
+    PROBE_TOOL,
+    fallback_answerer,
+)
 from seamhost.testing.sites import PluginSite
 from seamhost.tool.result import ToolResult
 
-NO_ANSWER = "no-answer"
-STALL = "stall"
-PROBE = "contract-probe"
-FALLBACK = "contract-fallback"
-PROBE_TOOL = "contract_probe"
 STALL_TIMEOUT = 0.5  # the service's overall timeout in the stall test, seconds
 
 OUTCOME_CODES = {
@@ -75,146 +80,6 @@ OUTCOME_CODES = {
     ApprovalOutcome.CANCELLED: ErrorCode.APPROVAL_CANCELLED,
     ApprovalOutcome.UNAVAILABLE: ErrorCode.APPROVAL_UNAVAILABLE,
 }
-
-_PROBE_SOURCE = '''
-from seamhost import Decision, PluginDescriptor, ToolOutput, ToolSpec, hookimpl
-
-SCHEMA = {
-    "type": "object",
-    "properties": {"want": {"type": "string"}, "detail": {}},
-    "required": ["want"],
-    "additionalProperties": False,
-}
-
-
-class Probe:
-    """The contract's tool, and a policy that asks about every call of it."""
-
-    def __init__(self, ctx):
-        self.runs = []
-
-    async def body(self, ctx):
-        self.runs.append((ctx.call_id, str(ctx.sandbox_mode)))
-        return ToolOutput("probed", value={"sandbox_mode": str(ctx.sandbox_mode)})
-
-    @hookimpl
-    def tools_register(self, register):
-        register(ToolSpec("contract_probe", "records that it ran", SCHEMA,
-                          {"type": "object"}, "read-only", False, self.body))
-
-    @hookimpl
-    def tools_pre_execute(self, call):
-        if call.name == "contract_probe":
-            return Decision.ask("the answerer contract asks about every probe call")
-        return None
-
-
-descriptor = PluginDescriptor(name="contract-probe", factory=Probe)
-'''
-
-_FALLBACK_CLASS = '''
-from seamhost import ApprovalOutcome, PluginDescriptor, hookimpl
-
-
-class Fallback:
-    """An answerer after the one under test: rejects whatever reaches it, and says so."""
-
-    def __init__(self, ctx):
-        self.asked = []
-
-    @hookimpl
-    def approval_request(self, request):
-        self.asked.append(request.call_id)
-        return ApprovalOutcome.REJECTED
-'''
-
-
-def fallback_answerer(name: str) -> str:
-    """The source of a plugin named `name` answering ``approval/request`` last: it rejects
-    whatever reaches it and keeps the call ids it was asked about in its ``asked`` list."""
-    return (
-        f"{_FALLBACK_CLASS}\n\n"
-        f"descriptor = PluginDescriptor(\n"
-        f"    name={name!r}, factory=Fallback, provides=['approval/request']\n)\n"
-    )
-
-
-@attrs.frozen
-class AnswererDriver:
-    """How the contract puts one answerer in a bundle and makes it answer.
-
-    * `plugin`: the plugin whose answers are under test (the ``answerer`` of the decisions);
-    * `tables`: plugin name → profile table, in chain order; the bundle lists them first;
-    * `gives`: the answers it can be made to give: outcome values, :data:`NO_ANSWER`,
-      :data:`STALL`;
-    * `prepare(bundle)`: called once the bundle is built (register a callback, say);
-    * `answering(want)`: a context manager entered around each request that should be answered
-      `want` (type a key at a terminal, say).
-    """
-
-    plugin: str
-    tables: Mapping[str, Mapping[str, Any]]
-    gives: frozenset[str]
-    prepare: Callable[[Bundle], None] | None = None
-    answering: Callable[[str], AbstractContextManager[None]] | None = None
-
-    def arrange(self, want: str) -> AbstractContextManager[None]:
-        return self.answering(want) if self.answering is not None else contextlib.nullcontext()
-
-
-@attrs.frozen
-class Probed:
-    """What one contract call left: its result and the records about it."""
-
-    result: ToolResult
-    records: tuple[Record, ...]
-    runs: tuple[tuple[str, str], ...]
-    fallback_asked: tuple[str, ...]
-
-    def of(self, type_: str) -> list[FrozenDict]:
-        return [r.data for r in self.records if r.type == type_]
-
-
-@attrs.define
-class ContractBench:
-    """One bundle and session of the contract, and the calls made on it."""
-
-    bundle: Bundle
-    session: Session
-    workspace: Path
-    driver: AnswererDriver
-    service: ApprovalService
-    step: int = 0
-
-    def call(
-        self,
-        want: str,
-        *,
-        call_id: str = "probe-1",
-        detail: Any = None,
-        escalation: tuple[str, str] | None = None,
-    ) -> Probed:
-        """Propose one probe call asking for `want`, run it through the pipeline, and report."""
-        arguments: dict[str, Any] = {"want": want}
-        if detail is not None:
-            arguments["detail"] = detail
-        permissions, justification = escalation or (None, None)
-        proposal = ToolCallProposal(
-            call_id, PROBE_TOOL, orjson.dumps(arguments).decode(), permissions, justification
-        )
-        self.step += 1
-        start = self.session.next_seq
-        pipeline = ToolPipeline(self.bundle, self.session, self.workspace, self.service)
-        with self.driver.arrange(want):
-            results = asyncio.run(pipeline.run_step(1, self.step, [proposal], asyncio.Event()))
-        probe: Any = self.bundle.pm.get_plugin(PROBE)
-        fallback: Any = self.bundle.pm.get_plugin(FALLBACK)
-        return Probed(
-            results[0],
-            tuple(self.session.records[start:]),
-            tuple(probe.runs),
-            tuple(fallback.asked) if fallback is not None else (),
-        )
 
 
 def _code(result: ToolResult) -> str | None:
@@ -230,7 +95,7 @@ class AnswererContract:
 
     @pytest.fixture
     def contract_site(self, plugin_site: PluginSite) -> PluginSite:
-        plugin_site.add(PROBE, _PROBE_SOURCE)
+        plugin_site.add(PROBE, PROBE_SOURCE)
         plugin_site.add(FALLBACK, fallback_answerer(FALLBACK))
         return plugin_site
 
@@ -397,7 +262,10 @@ class AnswererContract:
 
 
 __all__ = [
+    "FALLBACK",
     "NO_ANSWER",
+    "PROBE",
+    "PROBE_TOOL",
     "STALL",
     "AnswererContract",
     "AnswererDriver",

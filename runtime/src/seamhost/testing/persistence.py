@@ -15,165 +15,38 @@ What a backend cannot do, it declares by leaving the matching field unset, and t
 need it skip, saying why: without ``factory`` (an importable ``"module:callable"`` that makes the
 store for a directory in another process) nothing is checked across processes; without
 ``tear_tail`` no torn tail; without ``corrupt`` no damage detection.
+
+The sample session the tests write (:mod:`seamhost.testing.persistence_samples`) and the backend
+declaration with its child process (:mod:`seamhost.testing.persistence_backend`) live in modules
+of their own; every name of the kit is importable from here.
 """
 
 from __future__ import annotations
 
-import asyncio
-import importlib
 import json
 import math
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-import attrs
 import pytest
 
 from seamhost.errors import EventRejected, SeamhostError, UnknownEventType
-from seamhost.jsonvalue import FrozenDict, freeze
+from seamhost.jsonvalue import FrozenDict
 from seamhost.session.live import Session
 from seamhost.session.record import Record
-from seamhost.session.store import SessionHeader, SessionStore, SessionWriter
-
-
-@attrs.frozen
-class StoreBackend:
-    """How the contract makes stores of one backend, and what that backend can do.
-
-    * `make_store(directory)` returns a store keeping its sessions in `directory` (a backend
-      without storage of its own may ignore it);
-    * `factory` is ``"module:callable"``, importable in a new process, called as
-      ``callable(directory, **options)``; it declares that sessions outlive the process;
-    * `tear_tail(store, session_id)` cuts the session's last write short, as a crash in the
-      middle of it would;
-    * `corrupt(store, session_id)` damages a complete write that is not the last one, in a way
-      the backend promises to detect.
-    """
-
-    make_store: Callable[[Path], SessionStore]
-    factory: str | None = None
-    options: FrozenDict = attrs.field(factory=FrozenDict, converter=freeze)
-    tear_tail: Callable[[SessionStore, str], None] | None = None
-    corrupt: Callable[[SessionStore, str], None] | None = None
-
-    @classmethod
-    def importable(
-        cls,
-        factory: str,
-        options: Mapping[str, Any] | None = None,
-        *,
-        tear_tail: Callable[[SessionStore, str], None] | None = None,
-        corrupt: Callable[[SessionStore, str], None] | None = None,
-    ) -> StoreBackend:
-        """A backend whose stores this process and a child process both make with `factory`."""
-        kwargs = dict(options or {})
-
-        def make_store(directory: Path) -> SessionStore:
-            store: SessionStore = _import(factory)(str(directory), **kwargs)
-            return store
-
-        return cls(make_store, factory, kwargs, tear_tail, corrupt)
-
-
-def _import(target: str) -> Callable[..., Any]:
-    module, _, attribute = target.partition(":")
-    made: Callable[..., Any] = getattr(importlib.import_module(module), attribute)
-    return made
-
-
-# A child process: make the store with the factory, then do one thing. It reports on stdout,
-# one JSON document per line, and writes records without closing anything (os._exit) so that
-# only what a flush made durable can survive it.
-CHILD_SOURCE = """
-import asyncio, importlib, json, os, sys, time
-from seamhost.session.live import Session
-from seamhost.session.store import SessionHeader
-spec = json.loads(sys.argv[1])
-module, _, attribute = spec["factory"].partition(":")
-store = getattr(importlib.import_module(module), attribute)(spec["directory"], **spec["options"])
-def say(value):
-    sys.stdout.write(json.dumps(value) + "\\n")
-    sys.stdout.flush()
-if spec["action"] == "write":
-    session = Session(store.create(SessionHeader.from_json(spec["header"])))
-    for type_, data, ignorable in spec["events"]:
-        session.append_data(type_, data, ignorable=ignorable)
-    asyncio.run(session.writer.flush())
-    say([record.envelope().decode() for record in session.records])
-    os._exit(0)
-elif spec["action"] == "read":
-    reader = store.read(spec["session_id"])
-    say({"header": reader.header.to_json(),
-         "records": [record.envelope().decode() for record in reader.records()]})
-elif spec["action"] == "hold":
-    writer = store.open(spec["session_id"])
-    say({"pid": os.getpid()})
-    while True:
-        time.sleep(60)
-"""
-
-
-def sample_events() -> list[tuple[str, dict[str, Any], bool]]:
-    """Events of every core shape and awkward content, one unknown but ignorable."""
-    call = {"call_id": "call-1", "name": "read_file", "arguments": '{"path": "a.txt"}'}
-    return [
-        ("turn/start", {"turn": 1}, False),
-        (
-            "user/message",
-            {
-                "turn": 1,
-                "step": 1,
-                "content": 'héllo \u2028 "quoted" \\ back\nslash \u0000 \U0001f600',
-                "source": "user",
-            },
-            False,
-        ),
-        ("step/start", {"turn": 1, "step": 1}, False),
-        ("assistant/message", {"turn": 1, "step": 1, "content": "", "tool_calls": [call]}, False),
-        ("tool/call", {"turn": 1, "step": 1, **call, "descriptor_digest": "sha256:00"}, False),
-        (
-            "tool/result",
-            {
-                "turn": 1,
-                "step": 1,
-                "call_id": "call-1",
-                "is_error": False,
-                "content": "x" * 5000,
-                "value": {"big": 2**62, "neg": -7, "float": 1.5e-7, "deep": [[], {}, None, True]},
-            },
-            False,
-        ),
-        ("vendor/telemetry", {"tokens": [1, 2, 3]}, True),
-        ("step/end", {"turn": 1, "step": 1}, False),
-    ]
-
-
-def make_header(session_id: str, created: int = 1_700_000_000_000) -> SessionHeader:
-    return SessionHeader(
-        session_id=session_id,
-        created=created,
-        cwd="/work/space",
-        bundle={"profile": "contract", "digest": "sha256:" + "0" * 64, "plugins": []},
-        durability={"barriers": True, "store": "contract"},
-    )
-
-
-def flush(writer: SessionWriter) -> None:
-    asyncio.run(writer.flush())
-
-
-def append_all(session: Session, events: list[tuple[str, dict[str, Any], bool]]) -> None:
-    for type_, data, ignorable in events:
-        session.append_data(type_, data, ignorable=ignorable)
-
-
-def envelopes(records: Iterator[Record] | list[Record]) -> list[bytes]:
-    return [record.envelope() for record in records]
+from seamhost.session.store import SessionHeader, SessionStore
+from seamhost.testing.persistence_backend import CHILD_SOURCE, StoreBackend
+from seamhost.testing.persistence_samples import (
+    append_all,
+    envelopes,
+    flush,
+    make_header,
+    sample_events,
+)
 
 
 class PersistenceContract:
@@ -504,3 +377,15 @@ class PersistenceContract:
         assert not check.intact
         assert check.problem
         assert check.records < 3 * len(sample_events())
+
+
+__all__ = [
+    "CHILD_SOURCE",
+    "PersistenceContract",
+    "StoreBackend",
+    "append_all",
+    "envelopes",
+    "flush",
+    "make_header",
+    "sample_events",
+]

@@ -34,6 +34,9 @@ The layout (a workspace, and a directory beside it) is made under ``scratch`` (d
 ``tmp_path``). A provider that mounts a private ``/tmp`` must point ``scratch`` elsewhere: what
 lies beneath a private ``/tmp`` is out of the command's sight, and an escape would fail for the
 wrong reason.
+
+The escapes and the layout are defined in :mod:`seamhost.testing.sandbox_escapes`; every name of
+the kit is importable from here.
 """
 
 from __future__ import annotations
@@ -41,12 +44,10 @@ from __future__ import annotations
 import asyncio
 import os
 import stat
-import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
 
 import attrs
 import pytest
@@ -57,16 +58,17 @@ from seamhost.kernel.seams import Seams
 from seamhost.sandbox.confinement import ConfineRequest
 from seamhost.sandbox.policy import SandboxMode
 from seamhost.sandbox.runner import RunResult, SandboxRunner
-
-RO, WW, FULL = (
-    SandboxMode.READ_ONLY,
-    SandboxMode.WORKSPACE_WRITE,
-    SandboxMode.DANGER_FULL_ACCESS,
+from seamhost.testing.sandbox_escapes import (
+    CONFINING,
+    ESCAPES,
+    FULL,
+    RO,
+    WW,
+    Escape,
+    EscapeLayout,
+    escape_cases,
+    shell,
 )
-CONFINING = (RO, WW)
-BACKGROUND_DELAY = 0.3  # seconds the background writer waits after the command has ended
-SETTLE_SECONDS = 15.0  # how long a background writer may take to finish
-ESCAPED = "escaped"
 
 
 @attrs.frozen
@@ -87,152 +89,6 @@ class SandboxProvider:
         pm = make_plugin_manager()
         pm.register(self.plugin, name=f"sandbox-under-test-{self.name}")
         return Seams(pm)
-
-
-@attrs.frozen
-class EscapeLayout:
-    """A workspace and, beside it, a directory the confined command must not change."""
-
-    root: Path
-
-    @property
-    def workspace(self) -> Path:
-        return self.root / "workspace"
-
-    @property
-    def outside(self) -> Path:
-        return self.root / "outside"
-
-    @property
-    def secret(self) -> Path:
-        return self.outside / "secret.txt"
-
-    @property
-    def writer_script(self) -> Path:
-        """The background writer: waits, then writes its first argument."""
-        return self.outside / "writer.sh"
-
-    @classmethod
-    def make(cls, root: Path) -> EscapeLayout:
-        layout = cls(root)
-        layout.workspace.mkdir(parents=True)
-        layout.outside.mkdir()
-        layout.secret.write_text("secret\n")
-        layout.secret.chmod(0o644)
-        layout.writer_script.write_text(f'sleep {BACKGROUND_DELAY}\nprintf late > "$1"\n')
-        (layout.workspace / "inside.txt").write_text("inside\n")
-        (layout.workspace / "link-to-secret").symlink_to(layout.secret)
-        return layout
-
-    def state(self, mode: SandboxMode) -> dict[str, str]:
-        """What must not change in `mode`: the outside, and in ``read-only`` the workspace too.
-
-        Contents, link targets, permissions, link counts and modification times of every entry.
-        """
-        watched = [self.outside]
-        if mode is not WW:
-            watched.append(self.workspace)
-        seen: dict[str, str] = {}
-        for top in watched:
-            for path in sorted([top, *top.rglob("*")]):
-                info = path.lstat()
-                key = str(path.relative_to(self.root))
-                described = f"mode {info.st_mode:o} links {info.st_nlink} mtime {info.st_mtime_ns}"
-                if stat.S_ISLNK(info.st_mode):
-                    described += f" -> {os.readlink(path)}"
-                elif stat.S_ISREG(info.st_mode):
-                    described += f" content {path.read_bytes()!r}"
-                seen[key] = described
-        return seen
-
-    def wait_for_background(self) -> None:
-        """Wait until no process mentions this layout any more (background writers ended)."""
-        token = str(self.root).encode()
-        deadline = time.monotonic() + SETTLE_SECONDS
-        while processes_mentioning(token):
-            if time.monotonic() > deadline:
-                raise AssertionError(f"processes still running {SETTLE_SECONDS:g} s later")
-            time.sleep(0.05)
-
-
-def processes_mentioning(token: bytes) -> list[int]:
-    """The pids of the processes whose command line contains `token`."""
-    found = []
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry.name}/cmdline", "rb") as fh:
-                if token in fh.read():
-                    found.append(int(entry.name))
-        except OSError:  # gone meanwhile
-            continue
-    return found
-
-
-@attrs.frozen
-class Escape:
-    """One way of changing the host that a confining mode forbids."""
-
-    name: str
-    argv: Callable[[EscapeLayout], tuple[str, ...]] = attrs.field(eq=False)
-    modes: tuple[SandboxMode, ...] = CONFINING
-    background: bool = False  # the attempt happens after the command has ended
-
-
-def _sh(script: str, *args: object) -> tuple[str, ...]:
-    return ("sh", "-c", script, "sh", *(str(a) for a in args))
-
-
-# The interpreter a confined command runs: the real file behind `sys.executable`. A virtual
-# environment created under /tmp (a fresh clone there, nox's venvs) is hidden by bubblewrap's
-# private /tmp, while the base interpreter it links to stays visible.
-INTERPRETER = os.path.realpath(sys.executable)
-
-ESCAPES = (
-    Escape("write-outside", lambda x: _sh(f'printf {ESCAPED} > "$1"', x.secret)),
-    Escape("dot-dot", lambda x: _sh(f"printf {ESCAPED} > ../outside/secret.txt")),
-    Escape("symlink", lambda x: _sh(f"printf {ESCAPED} > link-to-secret")),
-    Escape(
-        "hard-link",
-        lambda x: _sh(f'ln "$1" hard-link && printf {ESCAPED} >> hard-link', x.secret),
-    ),
-    Escape("proc-self-root", lambda x: _sh(f'printf {ESCAPED} > "/proc/self/root$1"', x.secret)),
-    Escape("rename-out", lambda x: ("mv", "inside.txt", str(x.outside / "moved.txt"))),
-    Escape("rename-in", lambda x: ("mv", str(x.secret), "taken.txt")),
-    Escape("remove", lambda x: ("rm", "-f", str(x.secret))),
-    Escape("mkdir", lambda x: ("mkdir", str(x.outside / "made"))),
-    Escape(
-        "truncate",
-        lambda x: (
-            INTERPRETER,
-            "-I",
-            "-c",
-            "import os, sys; os.truncate(sys.argv[1], 0)",
-            str(x.secret),
-        ),
-    ),
-    Escape("chmod", lambda x: ("chmod", "0777", str(x.secret))),
-    Escape("times", lambda x: ("touch", "-m", "-d", "@0", str(x.secret))),
-    Escape("write-inside", lambda x: _sh(f"printf {ESCAPED} > new.txt"), modes=(RO,)),
-    Escape(
-        "background-writer",
-        lambda x: _sh(
-            'setsid sh "$1" "$2" < /dev/null > /dev/null 2>&1 & exit 0',
-            x.writer_script,
-            x.outside / "late.txt",
-        ),
-        background=True,
-    ),
-)
-
-
-def _escape_cases() -> list[Any]:
-    return [
-        pytest.param(escape, mode, id=f"{escape.name}@{mode}")
-        for escape in ESCAPES
-        for mode in escape.modes
-    ]
 
 
 class SandboxContract:
@@ -267,7 +123,7 @@ class SandboxContract:
 
     # -- the escape suite -----------------------------------------------------------------
 
-    @pytest.mark.parametrize(("escape", "mode"), _escape_cases())
+    @pytest.mark.parametrize(("escape", "mode"), escape_cases())
     def test_escape_is_refused(
         self,
         sandbox_provider: SandboxProvider,
@@ -317,7 +173,7 @@ class SandboxContract:
             "set -e; printf new > new.txt; mkdir -p sub/dir; mv new.txt sub/dir/moved.txt; "
             "ln sub/dir/moved.txt linked.txt; chmod 0600 linked.txt; rm inside.txt"
         )
-        result = self.run(sandbox_provider, layout, WW, _sh(script))
+        result = self.run(sandbox_provider, layout, WW, shell(script))
         assert (result.returncode, result.verdict) == (0, "ok"), result.stderr
         moved = layout.workspace / "sub" / "dir" / "moved.txt"
         assert moved.read_text() == "new"
@@ -329,7 +185,7 @@ class SandboxContract:
     ) -> None:
         extra = layout.root / "extra"
         extra.mkdir()
-        argv = _sh('printf root > "$1"', extra / "file.txt")
+        argv = shell('printf root > "$1"', extra / "file.txt")
         refused = self.run(sandbox_provider, layout, RO, argv, writable_roots=(extra,))
         assert refused.verdict == "denied", refused.stderr
         assert not (extra / "file.txt").exists()
@@ -341,7 +197,7 @@ class SandboxContract:
     def test_reading_and_dev_null_stay_allowed(
         self, sandbox_provider: SandboxProvider, layout: EscapeLayout, mode: SandboxMode
     ) -> None:
-        argv = _sh('cat "$1" inside.txt; echo gone > /dev/null', layout.secret)
+        argv = shell('cat "$1" inside.txt; echo gone > /dev/null', layout.secret)
         result = self.run(sandbox_provider, layout, mode, argv)
         assert (result.returncode, result.verdict) == (0, "ok"), result.stderr
         assert result.stdout == b"secret\ninside\n"
@@ -364,7 +220,7 @@ class SandboxContract:
     def test_an_ordinary_failure_is_not_a_denial(
         self, sandbox_provider: SandboxProvider, layout: EscapeLayout, mode: SandboxMode
     ) -> None:
-        result = self.run(sandbox_provider, layout, mode, _sh("echo broken >&2; exit 3"))
+        result = self.run(sandbox_provider, layout, mode, shell("echo broken >&2; exit 3"))
         assert (result.returncode, result.verdict) == (3, "ok")
         assert result.stderr == b"broken\n"
 
@@ -379,7 +235,7 @@ class SandboxContract:
     def test_a_timeout_leaves_no_process_behind(
         self, sandbox_provider: SandboxProvider, layout: EscapeLayout, mode: SandboxMode
     ) -> None:
-        argv = _sh("sleep 60", layout.root)  # the layout's path marks the process
+        argv = shell("sleep 60", layout.root)  # the layout's path marks the process
         started = time.monotonic()
         result = self.run(sandbox_provider, layout, mode, argv, timeout=0.5)
         assert result.timed_out
@@ -401,11 +257,5 @@ class SandboxContract:
         assert (result.returncode, result.verdict) == (0, "ok"), result.stderr
 
 
-__all__ = [
-    "ESCAPES",
-    "Escape",
-    "EscapeLayout",
-    "SandboxContract",
-    "SandboxProvider",
-    "processes_mentioning",
-]
+# The escape suite's names are in seamhost.testing.sandbox_escapes, where they are defined.
+__all__ = ["SandboxContract", "SandboxProvider"]
