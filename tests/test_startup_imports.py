@@ -50,7 +50,8 @@ RUN_TIME_ONLY_EVERYWHERE = (
     "seamhost.approval",
     "seamhost.llm",
     "seamhost.run",
-    # the values of a running call: votes, results, confinement
+    # the values of a running call: votes, results, confinement, the call itself
+    "seamhost.tool.call",
     "seamhost.tool.decision",
     "seamhost.tool.result",
     "seamhost.sandbox.confinement",

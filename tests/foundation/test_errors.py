@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 
 import seamhost
-from seamhost.errors import ConfigError, SeamhostError, ToolError
+from seamhost.errors import ConfigError, SeamhostError
+from seamhost.session.events import ToolError
 
 ROOT = Path(__file__).parent.parent.parent
 OUTSIDE_THE_TREE = {"seamhost_sandbox_local.launch.SetupError"}  # stdlib-only child process

@@ -30,14 +30,9 @@ from seamhost.kernel.bundle import Bundle, build_bundle
 from seamhost.kernel.profile.resolve import resolve_profile
 from seamhost.sandbox.policy import SandboxMode
 from seamhost.schema import compile_schema
-from seamhost.tool.call import (
-    RegisteredTool,
-    ToolContext,
-    ToolInvocation,
-    ToolOutput,
-    ToolSpec,
-)
+from seamhost.tool.call import ToolContext, ToolInvocation, ToolOutput
 from seamhost.tool.decision import Decision, Verdict
+from seamhost.tool.declaration import RegisteredTool, ToolSpec
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -278,7 +273,8 @@ def greet(bundle: Bundle, workspace: Path, name: str) -> ToolOutput:
             writable_roots=(),
             cancelled=asyncio.Event(),
         )
-        return await bundle.tools["hello"].spec.body(ctx)
+        output: ToolOutput = await bundle.tools["hello"].spec.body(ctx)
+        return output
 
     return asyncio.run(run())
 

@@ -20,14 +20,9 @@ from seamhost.sandbox.confinement import ConfineRequest
 from seamhost.sandbox.policy import SandboxMode
 from seamhost.session.events import TurnStart
 from seamhost.session.live import StepContext
-from seamhost.tool.call import (
-    RegisteredTool,
-    ToolExecution,
-    ToolInvocation,
-    ToolOutput,
-    ToolSpec,
-)
+from seamhost.tool.call import ToolExecution, ToolInvocation, ToolOutput
 from seamhost.tool.decision import Verdict
+from seamhost.tool.declaration import RegisteredTool, ToolSpec
 from seamhost.tool.result import ToolResult
 from tests.conftest import BundleMaker, plugin_source, plugin_state
 

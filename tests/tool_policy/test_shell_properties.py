@@ -23,14 +23,9 @@ from seamhost_tool_policy.unwrap import analyse_script
 from seamhost.jsonvalue import freeze
 from seamhost.kernel.plugins import PluginContext
 from seamhost.sandbox.policy import SandboxMode, SandboxPolicy
-from seamhost.tool.call import (
-    RegisteredTool,
-    ToolContext,
-    ToolInvocation,
-    ToolOutput,
-    ToolSpec,
-)
+from seamhost.tool.call import ToolContext, ToolInvocation, ToolOutput
 from seamhost.tool.decision import Verdict
+from seamhost.tool.declaration import RegisteredTool, ToolSpec
 
 RESERVED = frozenset(
     {

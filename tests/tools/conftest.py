@@ -21,7 +21,8 @@ from seamhost.kernel.seams import Seams
 from seamhost.sandbox.policy import SandboxMode
 from seamhost.sandbox.runner import DEFAULT_OUTPUT_LIMIT, SandboxRunner
 from seamhost.schema import compile_schema
-from seamhost.tool.call import ToolContext, ToolOutput, ToolSpec
+from seamhost.tool.call import ToolContext, ToolOutput
+from seamhost.tool.declaration import ToolSpec
 
 
 @attrs.frozen
@@ -111,7 +112,8 @@ def call_tool(layout: Layout) -> ToolCaller:
             )
             if cancel_after is not None:
                 asyncio.get_running_loop().call_later(cancel_after, cancelled.set)
-            return await spec.body(ctx)
+            output: ToolOutput = await spec.body(ctx)
+            return output
 
         output = asyncio.run(run())
         if not output.is_error:

@@ -33,8 +33,8 @@ _EXPORTS = {
     "ToolExecution": "seamhost.tool.call",
     "ToolInvocation": "seamhost.tool.call",
     "ToolOutput": "seamhost.tool.call",
-    "ToolRegistrar": "seamhost.tool.call",
-    "ToolSpec": "seamhost.tool.call",
+    "ToolRegistrar": "seamhost.tool.declaration",
+    "ToolSpec": "seamhost.tool.declaration",
     "ToolFailed": "seamhost.tool.result",
     "ToolResult": "seamhost.tool.result",
     "Block": "seamhost.tool.decision",
@@ -45,7 +45,7 @@ _EXPORTS = {
     "ErrorCode": "seamhost.errors",
     "SandboxUnavailable": "seamhost.errors",
     "SeamhostError": "seamhost.errors",
-    "ToolError": "seamhost.errors",
+    "ToolError": "seamhost.session.events",
     "Enforcement": "seamhost.sandbox.policy",
     "ExitVerdict": "seamhost.sandbox.policy",
     "SandboxMode": "seamhost.sandbox.policy",
@@ -172,7 +172,6 @@ if TYPE_CHECKING:
     from seamhost.errors import ErrorCode as ErrorCode
     from seamhost.errors import SandboxUnavailable as SandboxUnavailable
     from seamhost.errors import SeamhostError as SeamhostError
-    from seamhost.errors import ToolError as ToolError
     from seamhost.kernel.bundle import Bundle as Bundle
     from seamhost.kernel.bundle import BundleSnapshot as BundleSnapshot
     from seamhost.kernel.bundle import build_bundle as build_bundle
@@ -206,6 +205,7 @@ if TYPE_CHECKING:
     from seamhost.session.codec import EventCatalog as EventCatalog
     from seamhost.session.codec import core_catalog as core_catalog
     from seamhost.session.events import CORE_EVENTS as CORE_EVENTS
+    from seamhost.session.events import ToolError as ToolError
     from seamhost.session.live import Session as Session
     from seamhost.session.live import StepContext as StepContext
     from seamhost.session.live import StepNext as StepNext
@@ -224,11 +224,11 @@ if TYPE_CHECKING:
     from seamhost.tool.call import ToolExecution as ToolExecution
     from seamhost.tool.call import ToolInvocation as ToolInvocation
     from seamhost.tool.call import ToolOutput as ToolOutput
-    from seamhost.tool.call import ToolRegistrar as ToolRegistrar
-    from seamhost.tool.call import ToolSpec as ToolSpec
     from seamhost.tool.decision import Block as Block
     from seamhost.tool.decision import Decision as Decision
     from seamhost.tool.decision import Replace as Replace
     from seamhost.tool.decision import Verdict as Verdict
+    from seamhost.tool.declaration import ToolRegistrar as ToolRegistrar
+    from seamhost.tool.declaration import ToolSpec as ToolSpec
     from seamhost.tool.result import ToolFailed as ToolFailed
     from seamhost.tool.result import ToolResult as ToolResult

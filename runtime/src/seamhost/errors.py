@@ -1,5 +1,9 @@
 """One error tree for the whole runtime, and the stable error codes of tool results.
 
+The error *value* a failed call ends with, ``{code, message}``, is
+:class:`seamhost.session.events.ToolError`: it is what a ``tool/result`` record holds, and a
+:class:`~seamhost.tool.result.ToolResult` holds the same value.
+
 Every exception seamhost or a first-party plugin raises on purpose derives from
 :class:`SeamhostError` and from the builtin it is closest to, carries structured fields, and
 renders a message that says what went wrong and what to do. Configuration errors
@@ -22,8 +26,6 @@ from __future__ import annotations
 import enum
 from collections.abc import Sequence
 from typing import Any, ClassVar, dataclass_transform
-
-import attrs
 
 
 class ErrorCode(enum.StrEnum):
@@ -48,18 +50,6 @@ class ErrorCode(enum.StrEnum):
     MODEL_UNAVAILABLE = "MODEL_UNAVAILABLE"  # no llm/adapter provider
     TOOL_NOT_STARTED = "TOOL_NOT_STARTED"  # repair: no dispatch record, the body never started
     TOOL_OUTCOME_UNKNOWN = "TOOL_OUTCOME_UNKNOWN"  # repair: dispatched, outcome not recorded
-
-
-@attrs.frozen
-class ToolError:
-    """The error of a settled call: a stable code and a message for people and models.
-
-    The same value sits in a :class:`~seamhost.tool.result.ToolResult` and in the ``error`` of
-    its ``tool/result`` record. `code` is an :class:`ErrorCode` value, or a plugin's own code.
-    """
-
-    code: str = attrs.field(converter=str)
-    message: str
 
 
 def describe(exc: BaseException) -> str:

@@ -32,12 +32,13 @@ When the command never ran, the launcher exits 126 (the confinement could not be
 Syscall numbers are those of x86_64 and aarch64 (Landlock: 444, 445, 446 on both); on any other
 machine the launcher refuses to run.
 
-It stays one self-contained file, longer than the project's other modules, because the child
-imports it from its directory as a top-level module, outside its package. Split, it would have to
-import its pieces by top-level name in the child and by package name in the parent, a switch the
-type checker cannot follow; :meth:`Landlock.find <seamhost_sandbox_local.landlock.Landlock.find>`
-would have to check that every piece is present; and every confined command would load one more
-module before it starts.
+It stays one self-contained file, longer than the project's other modules (about a hundred of
+its lines are tables of kernel constants: Landlock rights, syscall numbers by machine), because the
+child imports it from its directory as a top-level module, outside its package. Split, it would
+have to import its pieces by top-level name in the child and by package name in the parent, a
+switch the type checker cannot follow; :meth:`Landlock.find
+<seamhost_sandbox_local.landlock.Landlock.find>` would have to check that every piece is present;
+and every confined command would load one more module before it starts.
 """
 
 from __future__ import annotations

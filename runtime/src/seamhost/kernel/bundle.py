@@ -43,7 +43,7 @@ from seamhost.kernel.catalogue import SEAMS, SINGLE_PROVIDER, Mode, hook_name
 from seamhost.kernel.plugins import PluginContext
 from seamhost.kernel.profile.resolve import PluginEntry, Profile
 from seamhost.kernel.seams import Seams
-from seamhost.tool.call import RegisteredTool
+from seamhost.tool.declaration import RegisteredTool
 
 if TYPE_CHECKING:
     from types import ModuleType

@@ -30,8 +30,8 @@ from seamhost.errors import (
 if TYPE_CHECKING:
     import asyncio
 
-    from seamhost.tool.call import RegisteredTool
     from seamhost.tool.decision import Decision
+    from seamhost.tool.declaration import RegisteredTool
 
 T = TypeVar("T")
 
@@ -337,7 +337,7 @@ def register_tools(impls: Sequence[Impl], *, trace: Tracer) -> dict[str, Registe
     Anything but a :class:`~seamhost.tool.call.ToolSpec` is a contract error; an implementation
     that raises fails the bundle naming the plugin.
     """
-    from seamhost.tool.call import RegisteredTool, ToolSpec
+    from seamhost.tool.declaration import RegisteredTool, ToolSpec
 
     tools: dict[str, RegisteredTool] = {}
     for impl in impls:

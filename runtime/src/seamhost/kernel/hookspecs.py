@@ -32,8 +32,9 @@ if TYPE_CHECKING:
     from seamhost.session.live import Session, StepContext, StepNext
     from seamhost.session.record import Record
     from seamhost.session.store import SessionStore
-    from seamhost.tool.call import ExecuteNext, ToolExecution, ToolInvocation, ToolRegistrar
+    from seamhost.tool.call import ExecuteNext, ToolExecution, ToolInvocation
     from seamhost.tool.decision import Block, Decision, Replace
+    from seamhost.tool.declaration import ToolRegistrar
     from seamhost.tool.result import ToolResult
 
 PROJECT = "seamhost"

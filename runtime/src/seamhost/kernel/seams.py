@@ -38,8 +38,9 @@ if TYPE_CHECKING:
     from seamhost.session.live import Session, StepContext
     from seamhost.session.record import Record
     from seamhost.session.store import SessionStore
-    from seamhost.tool.call import RegisteredTool, ToolExecution, ToolInvocation
+    from seamhost.tool.call import ToolExecution, ToolInvocation
     from seamhost.tool.decision import Decision
+    from seamhost.tool.declaration import RegisteredTool
     from seamhost.tool.result import ToolResult
 
 

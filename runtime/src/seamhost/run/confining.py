@@ -22,7 +22,7 @@ from seamhost.sandbox.runner import Confine, SandboxRunner
 
 if TYPE_CHECKING:
     from seamhost.llm.adapter import ToolCallProposal
-    from seamhost.tool.call import RegisteredTool
+    from seamhost.tool.declaration import RegisteredTool
 
 
 class Confinement:

@@ -18,12 +18,10 @@ For the calls of one assistant message:
    ``sandbox/mode`` event, else the profile's; a tool that runs subprocesses in a confining mode
    needs a ``sandbox/confine`` provider that answers (``SANDBOX_UNAVAILABLE`` before dispatch).
 8. **Dispatch**: ``tool/dispatch`` is appended; the ``tools/execute`` chain runs (a checkpoint
-   policy flushes there, before the outermost body: ``CHECKPOINT_FAILED``,
-   ``ABORTED_BEFORE_DISPATCH``).
+   policy flushes there: ``CHECKPOINT_FAILED``, ``ABORTED_BEFORE_DISPATCH``).
 9. **Body**, with a :class:`~seamhost.tool.call.ToolContext` and a confining runner.
-10. **Post-execute** (``tools/post-execute``).
-11. **Notify**: ``tools/result`` observers see every settled call, refusals included, in model
-    order just before its result is committed.
+10. **Post-execute** (``tools/post-execute``). 11. **Notify**: ``tools/result`` observers see
+    every settled call, refusals included, in model order just before its result is committed.
 12. **Ordered commit**: consecutive concurrency-safe calls form a batch whose bodies run in
     parallel (bounded); an exclusive call is a batch of its own (a barrier). Results are appended
     strictly in model order; additional contexts are appended after all results of the step.
@@ -46,7 +44,7 @@ import attrs
 from seamhost import jsonvalue
 from seamhost.approval.request import Answerers
 from seamhost.approval.service import ApprovalService, Grant
-from seamhost.errors import ErrorCode, SandboxUnavailable, ToolError, describe
+from seamhost.errors import ErrorCode, SandboxUnavailable, describe
 from seamhost.jsonvalue import FrozenDict
 from seamhost.run.arguments import (
     InvalidEscalation,
@@ -61,9 +59,10 @@ from seamhost.session.events import (
     InboxSpliced,
     ToolCall,
     ToolDispatch,
+    ToolError,
     ToolResultEvent,
 )
-from seamhost.tool.call import ToolContext, ToolExecution, ToolInvocation
+from seamhost.tool.call import ToolContext, ToolExecution, ToolInvocation, ToolOutput
 from seamhost.tool.decision import Verdict
 from seamhost.tool.result import ToolFailed, ToolResult
 
@@ -341,6 +340,7 @@ class ToolPipeline:
         trail = self._trails.get(id(call))
         if trail is not None:
             meta["decisions"] = trail
+        output: ToolOutput  # a body is typed loosely in its declaration (tool/declaration.py)
         try:
             if self.tool_timeout is None:
                 output = await spec.body(context)

@@ -12,8 +12,6 @@ from typing import Any, ClassVar, Literal
 
 import attrs
 
-from seamhost.errors import ToolError
-
 TurnEndReason = Literal["completed", "aborted", "error", "interrupted"]
 ApprovalOutcomeName = Literal["allowed-once", "rejected", "cancelled", "unavailable"]
 SandboxModeName = Literal["read-only", "workspace-write", "danger-full-access"]
@@ -133,6 +131,19 @@ class ToolDispatch(Event):
     attempt: int
     sandbox_mode: SandboxModeName
     args_digest: str
+
+
+@attrs.frozen
+class ToolError:
+    """The error of a settled call: a stable code and a message for people and models.
+
+    The same value sits in the ``error`` of a ``tool/result`` record and in the
+    :class:`~seamhost.tool.result.ToolResult` it records. `code` is an
+    :class:`~seamhost.errors.ErrorCode` value, or a plugin's own code.
+    """
+
+    code: str = attrs.field(converter=str)
+    message: str
 
 
 @attrs.frozen

@@ -1,21 +1,20 @@
-"""A tool and a call of it: what a plugin declares, what its body receives and returns.
+"""A call of a tool: what travels the seams, what its body receives and what it returns.
 
-A plugin registers :class:`ToolSpec` values through ``tools/register``; the bundle tags each with
-its plugin and descriptor digest (:class:`RegisteredTool`). A call of it travels the seams as a
-:class:`ToolInvocation` (policy, guards, approval) and a :class:`ToolExecution` (the
-``tools/execute`` chain); its body receives a :class:`ToolContext` and returns a
-:class:`ToolOutput`.
+A call travels the seams as a :class:`ToolInvocation` (policy, guards, approval) and a
+:class:`ToolExecution` (the ``tools/execute`` chain); its body receives a :class:`ToolContext`
+and returns a :class:`ToolOutput` (:data:`Body` is the precise type of a body). Only a running
+session needs these; what a plugin declares is :mod:`seamhost.tool.declaration`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import attrs
 
-from seamhost.jsonvalue import FrozenDict, digest, freeze
+from seamhost.jsonvalue import FrozenDict, freeze
 from seamhost.sandbox.policy import SandboxMode
 
 if TYPE_CHECKING:
@@ -24,58 +23,8 @@ if TYPE_CHECKING:
     from seamhost.errors import ErrorCode
     from seamhost.sandbox.runner import RunResult
     from seamhost.session.live import Session
+    from seamhost.tool.declaration import RegisteredTool
     from seamhost.tool.result import ToolResult
-
-
-Effect = Literal["read-only", "write"]
-ToolBody = Callable[["ToolContext"], Awaitable["ToolOutput"]]
-
-
-@attrs.frozen
-class ToolSpec:
-    """A tool as a plugin declares it through `tools/register`."""
-
-    name: str
-    description: str
-    input_schema: Mapping[str, Any]
-    output_schema: Mapping[str, Any]
-    effect: Effect
-    concurrency_safe: bool
-    body: ToolBody = attrs.field(eq=False, repr=False)
-    idempotent: bool = False
-    runs_subprocesses: bool = False
-
-    def declaration(self) -> dict[str, Any]:
-        """The JSON declaration shown to operators and digested into the bundle."""
-        return {
-            "name": self.name,
-            "description": self.description,
-            "effect": self.effect,
-            "concurrency_safe": self.concurrency_safe,
-            "idempotent": self.idempotent,
-            "runs_subprocesses": self.runs_subprocesses,
-            "input_schema": dict(self.input_schema),
-            "output_schema": dict(self.output_schema),
-        }
-
-
-@attrs.frozen
-class RegisteredTool:
-    """A tool tagged with the plugin that registered it and its descriptor digest."""
-
-    spec: ToolSpec
-    plugin: str
-    digest: str
-
-    @classmethod
-    def of(cls, spec: ToolSpec, plugin: str) -> RegisteredTool:
-        return cls(spec, plugin, digest({"plugin": plugin, **spec.declaration()}))
-
-
-class ToolRegistrar(Protocol):
-    """The callback `tools/register` implementations receive."""
-
-    def __call__(self, spec: ToolSpec) -> None: ...
 
 
 class Runner(Protocol):
@@ -166,3 +115,6 @@ class ToolExecution:
 
 
 ExecuteNext = Callable[[ToolExecution], Awaitable["ToolResult"]]
+
+Body = Callable[[ToolContext], Awaitable[ToolOutput]]
+"""The precise type of a tool's body (:attr:`seamhost.tool.declaration.ToolSpec.body`)."""

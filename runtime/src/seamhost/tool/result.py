@@ -7,8 +7,9 @@ from typing import Any
 
 import attrs
 
-from seamhost.errors import ErrorCode, SeamhostError, ToolError
+from seamhost.errors import ErrorCode, SeamhostError
 from seamhost.jsonvalue import FrozenDict, freeze
+from seamhost.session.events import ToolError
 
 
 class ToolFailed(SeamhostError, RuntimeError):

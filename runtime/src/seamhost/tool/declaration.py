@@ -1,0 +1,68 @@
+"""What a plugin declares through ``tools/register``: a tool, and the tool tagged by its plugin.
+
+A plugin registers :class:`ToolSpec` values through the :class:`ToolRegistrar` it receives; the
+bundle tags each with its plugin and descriptor digest (:class:`RegisteredTool`), which the
+bundle snapshot and every ``tool/call`` record carry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Literal, Protocol
+
+import attrs
+
+from seamhost.jsonvalue import digest
+
+Effect = Literal["read-only", "write"]
+# A coroutine function taking the call's ToolContext and returning its ToolOutput: precisely
+# seamhost.tool.call.Body. Named loosely here so that declaring tools, which every bundle does,
+# needs none of the values of a running call (and tool.call can depend on this module).
+ToolBody = Callable[[Any], Awaitable[Any]]
+
+
+@attrs.frozen
+class ToolSpec:
+    """A tool as a plugin declares it through `tools/register`."""
+
+    name: str
+    description: str
+    input_schema: Mapping[str, Any]
+    output_schema: Mapping[str, Any]
+    effect: Effect
+    concurrency_safe: bool
+    body: ToolBody = attrs.field(eq=False, repr=False)
+    idempotent: bool = False
+    runs_subprocesses: bool = False
+
+    def declaration(self) -> dict[str, Any]:
+        """The JSON declaration shown to operators and digested into the bundle."""
+        return {
+            "name": self.name,
+            "description": self.description,
+            "effect": self.effect,
+            "concurrency_safe": self.concurrency_safe,
+            "idempotent": self.idempotent,
+            "runs_subprocesses": self.runs_subprocesses,
+            "input_schema": dict(self.input_schema),
+            "output_schema": dict(self.output_schema),
+        }
+
+
+@attrs.frozen
+class RegisteredTool:
+    """A tool tagged with the plugin that registered it and its descriptor digest."""
+
+    spec: ToolSpec
+    plugin: str
+    digest: str
+
+    @classmethod
+    def of(cls, spec: ToolSpec, plugin: str) -> RegisteredTool:
+        return cls(spec, plugin, digest({"plugin": plugin, **spec.declaration()}))
+
+
+class ToolRegistrar(Protocol):
+    """The callback `tools/register` implementations receive."""
+
+    def __call__(self, spec: ToolSpec) -> None: ...
