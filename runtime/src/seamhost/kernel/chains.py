@@ -115,8 +115,6 @@ async def transform(
     A block, a raise or a vote that is neither blocks the result (``POST_EXECUTE_BLOCKED``,
     naming the plugin); a replacement records in ``meta.redactions`` who changed what and why.
     """
-    from seamhost.tool.decision import Block, Replace
-
     for impl in impls:
         try:
             vote = impl.call(call, result)
@@ -130,6 +128,9 @@ async def transform(
             if trace.enabled:
                 trace(seam, impl.plugin, "accept")
             continue
+        # Imported only for a vote: an import statement costs every call that runs it.
+        from seamhost.tool.decision import Block, Replace
+
         if isinstance(vote, Block):
             if trace.enabled:
                 trace(seam, impl.plugin, f"block {vote.reason}")
