@@ -14,14 +14,8 @@ import orjson
 
 from seamhost import jsonvalue
 from seamhost.errors import ConfigError, ErrorCode, join_key
-from seamhost_model_scripted.scenario import (
-    GENERATED_ID,
-    OUTCOMES,
-    Scenario,
-    ScenarioCall,
-    ScenarioStep,
-    ScenarioTurn,
-)
+from seamhost_model_scripted import scenario as spec
+from seamhost_model_scripted.scenario import Scenario, ScenarioCall, ScenarioStep, ScenarioTurn
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -192,7 +186,7 @@ class _Reader:
     def check_id(self, call_id: str, key: Key) -> None:
         if not call_id:
             raise self.fail(key, "expected a non-empty call id")
-        if GENERATED_ID.match(call_id):
+        if spec.GENERATED_ID.match(call_id):
             raise self.fail(
                 key, f"{call_id!r} has the form of a generated id (call-T-S-N); choose another"
             )
@@ -208,7 +202,7 @@ class _Reader:
         for profile, outcome in value.items():
             if not profile:
                 raise self.fail(key, 'expected profile names (or "*"), got an empty key')
-            if type(outcome) is not str or outcome not in OUTCOMES:
+            if type(outcome) is not str or outcome not in spec.OUTCOMES:
                 raise self.fail(
                     (*key, profile),
                     f'expected "ok" or an error code ({", ".join(ErrorCode)}), got {outcome!r}',
