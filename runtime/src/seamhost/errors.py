@@ -50,6 +50,7 @@ class ErrorCode(enum.StrEnum):
     MODEL_UNAVAILABLE = "MODEL_UNAVAILABLE"  # no llm/adapter provider
     TOOL_NOT_STARTED = "TOOL_NOT_STARTED"  # repair: no dispatch record, the body never started
     TOOL_OUTCOME_UNKNOWN = "TOOL_OUTCOME_UNKNOWN"  # repair: dispatched, outcome not recorded
+    APPROVAL_DEFERRED = "APPROVAL_DEFERRED"  # a deferred approval expired before anyone answered
 
 
 def describe(exc: BaseException) -> str:

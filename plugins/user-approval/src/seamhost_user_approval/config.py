@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 # to), spelled out because importing that module loads every session event type, which building the
 # bundle (``seamhost profile check``) has no use for.
 POLICIES = ("ask", "never")
-ANSWERERS = ("rules", "tty", "callback")
+ANSWERERS = ("rules", "tty", "callback", "defer")
 DEFAULT_ANSWERERS = ("rules", "tty")
 DEFAULT_TTY_TIMEOUT = 300.0
 DEFAULT_CALLBACK_TIMEOUT = 30.0
@@ -96,7 +96,8 @@ SCHEMA: dict[str, Any] = {
             "description": "The answerers asked, in this order; the first that answers wins. "
             "rules: the rules below (headless); tty: a person at the terminal; callback: a "
             "function the embedding application registers (seamhost_user_approval."
-            "set_callback).",
+            "set_callback); defer: park the question until someone runs `seamhost approve` "
+            "or `reject` (list it last: it answers everything it is asked).",
         },
         "rules": {
             "type": "array",
@@ -117,6 +118,10 @@ SCHEMA: dict[str, Any] = {
             "How long the callback answerer waits for the function (default 30); past it the "
             "approval is unavailable.",
             DEFAULT_CALLBACK_TIMEOUT,
+        ),
+        "defer_expires_seconds": _seconds(
+            "How long a deferred approval stays answerable (default: no expiry); an "
+            "unanswered one is refused (APPROVAL_DEFERRED) when the session resumes after it."
         ),
         "tty_path": {
             "type": "string",
@@ -143,6 +148,7 @@ class Settings(NamedTuple):
     tty_timeout: float = DEFAULT_TTY_TIMEOUT
     callback_timeout: float = DEFAULT_CALLBACK_TIMEOUT
     tty_path: str | None = None
+    defer_ttl: float | None = None
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> Settings:
@@ -155,4 +161,5 @@ class Settings(NamedTuple):
             tty_timeout=config.get("tty_timeout_seconds", DEFAULT_TTY_TIMEOUT),
             callback_timeout=config.get("callback_timeout_seconds", DEFAULT_CALLBACK_TIMEOUT),
             tty_path=config.get("tty_path"),
+            defer_ttl=config.get("defer_expires_seconds"),
         )

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from seamhost import ApprovalOutcome, ApprovalRequest, ApprovalService, Bundle, PluginContext
     from seamhost_user_approval.answers import Answerer
     from seamhost_user_approval.callback import Callback, CallbackAnswerer
+    from seamhost_user_approval.deferral import DeferringAnswerer
     from seamhost_user_approval.rules import RulesAnswerer
     from seamhost_user_approval.terminal import TerminalAnswerer
 
@@ -75,12 +76,20 @@ class UserApproval:
         return CallbackAnswerer(self.settings.callback_timeout)
 
     @functools.cached_property
+    def deferral(self) -> DeferringAnswerer:
+        """The ``defer`` answerer."""
+        from seamhost_user_approval.deferral import DeferringAnswerer
+
+        return DeferringAnswerer()
+
+    @functools.cached_property
     def answerers(self) -> tuple[Answerer, ...]:
         """The answerers the profile lists, in its order."""
         known: dict[str, Callable[[], Answerer]] = {
             "rules": lambda: self.rules,
             "tty": lambda: self.terminal,
             "callback": lambda: self.callback,
+            "defer": lambda: self.deferral,
         }
         return tuple(known[name]() for name in self.settings.answerers)
 
@@ -108,6 +117,7 @@ class UserApproval:
         return ApprovalService(
             default_policy=self.settings.policy,
             timeout=self.settings.timeout,
+            defer_ttl=self.settings.defer_ttl,
             explain=self.explain,
         )
 

@@ -19,6 +19,9 @@ class ApprovalOutcome(enum.StrEnum):
     REJECTED = "rejected"
     CANCELLED = "cancelled"
     UNAVAILABLE = "unavailable"
+    # Not yet: the question waits, durably, for a person (``seamhost approve``/``reject``); the
+    # turn is suspended until it is answered (design.md §11). Never turns into an allow.
+    DEFERRED = "deferred"
 
 
 @attrs.frozen

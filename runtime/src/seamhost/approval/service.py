@@ -13,6 +13,11 @@ fails closed:
 
 There is no mode in which ``ask`` turns into allow.
 
+An answerer may answer ``deferred`` (design.md §11): the service then appends
+``approval/deferred`` (with its expiry, `defer_ttl` seconds from now) instead of a decision, and
+the pipeline parks the step until someone answers; a session that cannot be made durable cannot
+wait, so there the deferral is refused as ``unavailable``.
+
 The plugin that provides the service may give it `explain`: called once for every request the
 chain was asked (never under policy ``never``), after the chain settled, with the plugin that
 answered (``None`` when nobody did); what it returns is added to the decision's message, so the
@@ -28,7 +33,7 @@ import attrs
 
 from seamhost.approval.request import Answerers, ApprovalOutcome, ApprovalRequest
 from seamhost.errors import describe
-from seamhost.session.events import ApprovalAsked, ApprovalDecided, ApprovalPolicy
+from seamhost.session.events import ApprovalAsked, ApprovalDecided, ApprovalDeferred, ApprovalPolicy
 
 if TYPE_CHECKING:
     from seamhost.sandbox.policy import SandboxMode
@@ -89,6 +94,7 @@ class ApprovalService:
 
     default_policy: str = "ask"
     timeout: float | None = None
+    defer_ttl: float | None = None
     explain: Callable[[ApprovalRequest, str | None], str | None] | None = attrs.field(
         default=None, eq=False
     )
@@ -140,12 +146,16 @@ class ApprovalService:
             escalation=escalation,
             justification=justification,
         )
+        if outcome is ApprovalOutcome.DEFERRED:
+            return await self._defer(session, call, approval_id, answerer, message)
         try:
-            session.append(
-                ApprovalDecided(
-                    id=approval_id, outcome=outcome.value, answerer=answerer, message=message
-                )
+            decided = ApprovalDecided(
+                id=approval_id,
+                outcome=outcome.value,  # type: ignore[arg-type]  # never deferred: see above
+                answerer=answerer,
+                message=message,
             )
+            session.append(decided)
         except Exception as exc:
             return ApprovalDecision(
                 approval_id,
@@ -219,6 +229,43 @@ class ApprovalService:
         account = self._account(request, answer.plugin)
         message = f"{outcome} by {answer.plugin}" + (f": {account}" if account else "")
         return outcome, answer.plugin, message
+
+    async def _defer(
+        self,
+        session: Session,
+        call: ToolInvocation,
+        approval_id: str,
+        answerer: str | None,
+        message: str,
+    ) -> ApprovalDecision:
+        """Park the question durably; a session that cannot wait refuses it instead."""
+        from seamhost.session.live import now_ms
+
+        ttl = self.defer_ttl
+        expires = now_ms() + int(ttl * 1000) if ttl is not None else None
+        try:
+            session.append(
+                ApprovalDeferred(
+                    id=approval_id,
+                    call_id=call.call_id,
+                    args_digest=call.args_digest,
+                    expires=expires,
+                    answerer=answerer,
+                )
+            )
+            await session.flush()
+        except Exception as exc:
+            reason = f"the approval could not be deferred durably ({describe(exc)}); refused"
+            session.append(
+                ApprovalDecided(
+                    id=approval_id,
+                    outcome=ApprovalOutcome.UNAVAILABLE.value,
+                    answerer=answerer,
+                    message=reason,
+                )
+            )
+            return ApprovalDecision(approval_id, ApprovalOutcome.UNAVAILABLE, answerer, reason)
+        return ApprovalDecision(approval_id, ApprovalOutcome.DEFERRED, answerer, message)
 
     def _account(self, request: ApprovalRequest, answerer: str | None) -> str | None:
         """What `explain` says about `request`; a failing `explain` only loses the detail."""

@@ -45,6 +45,9 @@ _SUBCOMMANDS = {
     "session": "seamhost.cli.session:session",
     "run": "seamhost.cli.run:run",
     "doctor": "seamhost.cli.doctor:doctor",
+    "approvals": "seamhost.cli.approvals:approvals",
+    "approve": "seamhost.cli.approvals:approve",
+    "reject": "seamhost.cli.approvals:reject",
 }
 
 

@@ -43,7 +43,8 @@ if TYPE_CHECKING:
     "resume_id",
     metavar="ID",
     help="Open the stored session ID instead of creating one: repair its crashed tail (shown), "
-    "then run SCENARIO's turns as new turns of it. Without SCENARIO, only repair.",
+    "or continue the turn it parked on a deferred approval once that was answered; then run "
+    "SCENARIO's remaining turns. Without SCENARIO, only repair or continue.",
 )
 @click.option(
     "--workspace",
@@ -84,7 +85,8 @@ def run(
 
     Every call goes through the governed pipeline; the session is durable in the profile's store.
     Exit 0 when the session ran to its end (refused calls are normal outcomes), 1 when a turn
-    failed or --check found a mismatch, 2 for usage and configuration errors.
+    failed or --check found a mismatch, 2 for usage and configuration errors, 4 when the run
+    stopped at a deferred approval (answer it with `seamhost approve` or `reject`, then resume).
     """
 
     from seamhost.cli import started
@@ -124,9 +126,13 @@ def run(
         set_policy(session, approval_policy, "command line")
     agent = Agent(bundle, session, workspace=root)
     try:
-        outcomes = asyncio.run(_drive(agent, scenario))
+        outcomes = asyncio.run(_drive(agent, scenario, resume=resume_id is not None))
     finally:
         session.close()
+    parked = outcomes[-1] if outcomes and outcomes[-1].reason == "suspended" else None
+    if parked is not None:
+        _print_parked(err, session.id, parked.approval or "?")
+        sys.exit(int(ExitCode.AWAITS_APPROVAL))
     failed = [o for o in outcomes if o.reason != "completed"]
     mismatches = _mismatches(scenario, session, profile.name, agent) if check and scenario else []
     for line in mismatches:
@@ -167,7 +173,14 @@ def _resume(
             f"[bold]resumed[/bold] {session.id}  profile {bundle.profile.name}  workspace {root}"
         )
         if plan is None:
-            out.print("  nothing to repair: the last turn was closed")
+            from seamhost.session.suspension import find_suspension
+
+            parked = find_suspension(session.records)
+            out.print(
+                f"  the last turn is parked on approval {parked.approval_id}"
+                if parked is not None
+                else "  nothing to repair: the last turn was closed"
+            )
         else:
             for record in session.records[len(session.records) - len(plan.events) :]:
                 transcript(record)
@@ -213,12 +226,28 @@ def _print_envelope(record: Record) -> None:
     sys.stdout.write(record.envelope().decode() + "\n")
 
 
-async def _drive(agent: Agent, scenario: Script | None) -> list[TurnOutcome]:
+def _print_parked(err: Any, session_id: str, approval: str) -> None:
+    err.print(
+        f"[yellow]session {session_id} awaits approval {approval}[/yellow]: answer it with "
+        f"`seamhost approve {session_id} {approval}` or `seamhost reject {session_id} "
+        f"{approval}`, then continue with `seamhost run --resume {session_id} [SCENARIO]`",
+        highlight=False,
+    )
+
+
+async def _drive(agent: Agent, scenario: Script | None, *, resume: bool) -> list[TurnOutcome]:
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGINT, agent.cancel)
     outcomes: list[TurnOutcome] = []
+    messages = list(scenario.user_messages) if scenario is not None else []
     try:
-        for message in scenario.user_messages if scenario is not None else ():
+        resumed = await agent.resume() if resume else None
+        if resumed is not None:  # the parked turn came first; the scenario's later turns follow
+            outcomes.append(resumed)
+            messages = messages[resumed.turn :]
+        for message in messages:
+            if outcomes and outcomes[-1].reason == "suspended":
+                break
             outcome = await agent.run_turn(message)
             outcomes.append(outcome)
             if agent.cancelled.is_set():

@@ -359,7 +359,10 @@ def _describe_repair(outcome: dict[str, Any], *, dry_run: bool) -> str:
         return f"[red]? {sid}[/red]: {esc(outcome['error'])}"
     plan = outcome["plan"]
     if plan is None:
-        return f"[green]✓ {sid}[/green]: nothing to repair (the last turn is closed)"
+        return (
+            f"[green]✓ {sid}[/green]: nothing to repair (the last turn is closed, or parked on a "
+            "deferred approval)"
+        )
     calls = ", ".join(f"{c['call_id']} {c['code']}" for c in plan["calls"]) or "no calls"
     verb = "would close" if dry_run else "closed"
     return (

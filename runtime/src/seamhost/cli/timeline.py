@@ -74,6 +74,7 @@ class Timeline:
             "sandbox/mode": self.sandbox_mode,
             "agent/inbox/spliced": self.inbox_spliced,
             "session/repaired": self.repaired,
+            "approval/deferred": self.approval_deferred,
         }
 
     def __call__(self, record: Record) -> None:
@@ -157,10 +158,19 @@ class Timeline:
         wider = f" (escalation to {esc(data['escalation'])})" if data.get("escalation") else ""
         self.say(3, f"[yellow]approval asked[/yellow]{wider}: {clip(str(data.get('reason')))}")
 
+    def approval_deferred(self, data: Any) -> None:
+        until = f", answerable until {format_time(data['expires'])}" if data.get("expires") else ""
+        self.say(
+            3,
+            f"[yellow]approval deferred[/yellow]: {esc(str(data['id']))} waits for "
+            f"`seamhost approve` or `reject`{until}",
+        )
+
     def approval_decided(self, data: Any) -> None:
         outcome = str(data.get("outcome"))
         colour = "green" if outcome == "allowed-once" else "red"
-        by = f" by {esc(str(data['answerer']))}" if data.get("answerer") else ""
+        who = data.get("answerer") or data.get("decider")
+        by = f" by {esc(str(who))}" if who else ""
         note = " (interrupted)" if data.get("interrupted") else ""
         # In full: an unavailable approval's message says what to configure.
         message = f": {esc(str(data['message']))}" if data.get("message") else ""

@@ -9,6 +9,10 @@ policy flushes there); the step appends ``step/start``, asks the model through t
 ``completed``, ``aborted`` (cancelled, or a pre-step implementation stopped the step), or
 ``error`` (the model is unavailable or failed, a checkpoint failed, the step limit was reached).
 
+A call whose approval is deferred parks the turn (design.md §11): the run ends ``suspended`` with
+the step and the turn left open (:mod:`seamhost.session.suspension`), and :meth:`Agent.resume`
+continues them once the question is answered.
+
 What the model is shown is derived from the log, incrementally (no rescan per step), so the cost of
 a step does not grow with the session's length.
 """
@@ -37,6 +41,7 @@ from seamhost.session.events import (
     UserMessage,
 )
 from seamhost.session.live import StepContext
+from seamhost.session.suspension import find_suspension
 
 if TYPE_CHECKING:
     from seamhost.kernel.bundle import Bundle
@@ -50,9 +55,10 @@ class TurnOutcome:
     """How a turn ended."""
 
     turn: int
-    reason: str  # completed | aborted | error | interrupted
+    reason: str  # completed | aborted | error | interrupted | suspended (awaits an approval)
     steps: int
     message: str | None = None
+    approval: str | None = None  # the deferred approval a suspended turn waits on
 
 
 class Agent:
@@ -116,8 +122,32 @@ class Agent:
         self.cancelled.clear()
         self.session.append(TurnStart(turn=turn))
         self.session.append(UserMessage(turn=turn, step=0, content=user, source=source))
-        reason, message, step = "completed", None, 0
-        open_step: list[int] = []
+        return await self._run(turn, 0, [])
+
+    async def resume(self) -> TurnOutcome | None:
+        """Continue the turn parked on a deferred approval; ``None`` when nothing is parked.
+
+        The deferred call goes on from the guards once its question was answered (or is refused,
+        when rejected or expired), then the rest of its step in model order, then the next steps.
+        While the question is still pending, nothing is written and the turn stays suspended.
+        """
+        parked = find_suspension(self.session.records)
+        if parked is None:
+            return None
+        self.cancelled.clear()
+        turn, step = parked.turn, parked.step
+        try:
+            await self.pipeline.resume_step(turn, step, parked, self.cancelled)
+        except Exception as exc:
+            return self._close(turn, step, [step], "error", describe(exc))
+        if self.pipeline.suspended is not None:
+            return self._suspended(turn, step, self.pipeline.suspended)
+        self.session.append(StepEnd(turn=turn, step=step))
+        return await self._run(turn, step, [])
+
+    async def _run(self, turn: int, step: int, open_step: list[int]) -> TurnOutcome:
+        """Run steps after `step` until the turn ends (or parks), then close it."""
+        reason, message = "completed", None
         try:
             while True:
                 if self.cancelled.is_set():
@@ -128,6 +158,8 @@ class Agent:
                     reason, message = "error", f"the step limit ({self.max_steps}) was reached"
                     break
                 proposals = await self._step(turn, step, open_step)
+                if self.pipeline.suspended is not None:
+                    return self._suspended(turn, step, self.pipeline.suspended)
                 if proposals is None:
                     reason, message = "aborted", "an agent/pre-step implementation stopped the step"
                     break
@@ -138,10 +170,20 @@ class Agent:
             reason, message = "error", f"{code}: {exc}" if code else str(exc)
         except Exception as exc:
             reason, message = "error", describe(exc)
+        return self._close(turn, step, open_step, reason, message)
+
+    def _close(
+        self, turn: int, step: int, open_step: list[int], reason: str, message: str | None
+    ) -> TurnOutcome:
         if open_step:
             self.session.append(StepEnd(turn=turn, step=open_step.pop()))
         self.session.append(TurnEnd(turn=turn, reason=reason, message=message))  # type: ignore[arg-type]
         return TurnOutcome(turn, reason, step, message)
+
+    def _suspended(self, turn: int, step: int, approval: str) -> TurnOutcome:
+        """The turn parks: its step and the turn stay open in the log for :meth:`resume`."""
+        message = f"awaits approval {approval}"
+        return TurnOutcome(turn, "suspended", step, message, approval)
 
     async def _step(
         self, turn: int, step: int, open_step: list[int]
@@ -171,9 +213,11 @@ class Agent:
             )
             if proposals:
                 await self.pipeline.run_step(turn, step, proposals, self.cancelled)
+            ran.append(proposals)
+            if self.pipeline.suspended is not None:  # parked: the step stays open
+                return
             self.session.append(StepEnd(turn=turn, step=step))
             open_step.pop()
-            ran.append(proposals)
 
         await self.bundle.seams.agent_pre_step(StepContext(self.session, turn, step), proceed)
         return ran[0] if ran else None

@@ -31,6 +31,13 @@ class Ready(NamedTuple):
     decisions: tuple[FrozenDict, ...]
 
 
+class Deferred(NamedTuple):
+    """A call whose approval waits for a person: the step parks here (design.md §11)."""
+
+    invocation: ToolInvocation
+    approval_id: str
+
+
 class Refused(NamedTuple):
     """A call that governance refused: the invocation, when it got that far, and its result."""
 

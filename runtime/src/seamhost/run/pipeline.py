@@ -42,19 +42,13 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from seamhost import jsonvalue
-from seamhost.approval.request import Answerers
-from seamhost.approval.service import ApprovalService, Grant
+from seamhost.approval.service import ApprovalService
 from seamhost.errors import ErrorCode, SandboxUnavailable, describe
 from seamhost.jsonvalue import FrozenDict
-from seamhost.run.arguments import (
-    InvalidEscalation,
-    effective_mode,
-    parse_arguments,
-    parse_escalation,
-)
+from seamhost.llm.adapter import ToolCallProposal
 from seamhost.run.confining import Confinement, batches
-from seamhost.run.outcomes import APPROVAL_CODES, Ready, Refused, aborted, refused, trace
-from seamhost.schema import Validator, compile_schema
+from seamhost.run.governance import Governance
+from seamhost.run.outcomes import Deferred, Ready, Refused, aborted
 from seamhost.session.events import (
     InboxSpliced,
     ToolCall,
@@ -62,14 +56,14 @@ from seamhost.session.events import (
     ToolError,
     ToolResultEvent,
 )
+from seamhost.session.live import now_ms
 from seamhost.tool.call import ToolContext, ToolExecution, ToolInvocation, ToolOutput
-from seamhost.tool.decision import Verdict
 from seamhost.tool.result import ToolFailed, ToolResult
 
 if TYPE_CHECKING:
     from seamhost.kernel.bundle import Bundle
-    from seamhost.llm.adapter import ToolCallProposal
     from seamhost.session.live import Session
+    from seamhost.session.suspension import Suspension
 
 
 @attrs.define
@@ -89,18 +83,16 @@ class ToolPipeline:
     # puts it in its result's meta (a wrapper that passes another invocation just misses it).
     _trails: dict[int, tuple[FrozenDict, ...]] = attrs.field(factory=dict, init=False)
     _sandbox: Confinement = attrs.field(init=False)
-    _validators: dict[str, Validator] = attrs.field(factory=dict, init=False)
+    _governance: Governance = attrs.field(init=False)
+    # The approval the last step parked on (design.md §11), ``None`` when it ran to its end.
+    suspended: str | None = attrs.field(default=None, init=False)
     # The innermost link of every call's tools/execute chain: one object, so the chain is
     # composed once (a bound method read twice is two objects).
     _terminal: Callable[[ToolExecution], Awaitable[ToolResult]] = attrs.field(init=False)
-    _answerers: Answerers = attrs.field(init=False)
 
     def __attrs_post_init__(self) -> None:
         self._terminal = self._body
         seams = self.bundle.seams
-        self._answerers = Answerers(
-            tuple(seams.implementers("approval/request")), seams.approval_request
-        )
         # The profile, the workspace and the session are fixed for the pipeline's life.
         self._roots = tuple(
             root if root.is_absolute() else self.workspace / root
@@ -109,6 +101,9 @@ class ToolPipeline:
         self._session_id = self.session.id
         policy = self.bundle.profile.sandbox
         self._sandbox = Confinement(seams.confine, self.workspace, self._roots, policy.network)
+        self._governance = Governance(
+            self.bundle, self.session, self.workspace, self.approvals, self._sandbox
+        )
 
     # -- the step -----------------------------------------------------------------------------
 
@@ -134,9 +129,53 @@ class ToolPipeline:
                     descriptor_digest=tool.digest if tool is not None else None,
                 )
             )
+        return await self._run_calls(turn, step, proposals, cancelled, parent)
+
+    async def resume_step(
+        self, turn: int, step: int, parked: Suspension, cancelled: asyncio.Event
+    ) -> list[ToolResult]:
+        """Continue a parked step: its deferred call from the guards on, then the calls after it.
+
+        Nothing is written while the question is still pending (:attr:`suspended` says so).
+        """
+        proposals = [
+            ToolCallProposal(
+                str(c["call_id"]),
+                str(c["name"]),
+                str(c["arguments"]),
+                c.get("sandbox_permissions"),
+                c.get("justification"),
+            )
+            for c in parked.calls
+        ]
+        deferred = proposals[parked.index]
+        verdict = await self._governance.resume(turn, step, deferred, parked, now_ms())
+        self.suspended = None
+        if isinstance(verdict, Deferred):
+            self.suspended = verdict.approval_id
+            return []
+        results = await self._settle(turn, step, [verdict], cancelled, None)
+        later = proposals[parked.index + 1 :]
+        return results + (
+            await self._run_calls(turn, step, later, cancelled, None) if later else []
+        )
+
+    async def _run_calls(
+        self,
+        turn: int,
+        step: int,
+        proposals: Sequence[ToolCallProposal],
+        cancelled: asyncio.Event,
+        parent: ToolExecution | None,
+    ) -> list[ToolResult]:
+        self.suspended = None
         results: list[ToolResult] = []
         for batch in batches(proposals, self.bundle.tools):
-            results += await self._run_batch(turn, step, batch, cancelled, parent)
+            settled, parked = await self._run_batch(turn, step, batch, cancelled, parent)
+            results += settled
+            if parked is not None:  # a deferred approval parks the rest of the step
+                self.suspended = parked
+                break
         contexts: tuple[str, ...] = ()
         for result in results:
             if result.additional_contexts:
@@ -152,21 +191,39 @@ class ToolPipeline:
         batch: Sequence[ToolCallProposal],
         cancelled: asyncio.Event,
         parent: ToolExecution | None,
-    ) -> list[ToolResult]:
-        # The outcome of each call, by its position in the batch (a model may repeat a call id).
-        settled: list[ToolResult | None] = [None] * len(batch)
-        calls: list[ToolInvocation | None] = [None] * len(batch)
-        ready: list[tuple[int, Ready]] = []
-        for index, proposal in enumerate(batch):
+    ) -> tuple[list[ToolResult], str | None]:
+        """The batch's results, and the approval it parked on (``None`` if it did not)."""
+        verdicts: list[Ready | Refused] = []
+        parked = None
+        for proposal in batch:
             if cancelled.is_set():
-                settled[index] = aborted(proposal.call_id)
+                verdicts.append(Refused(None, aborted(proposal.call_id)))
                 continue
-            outcome = await self._govern(turn, step, proposal)
-            calls[index] = outcome.invocation
-            if isinstance(outcome, Refused):
-                settled[index] = outcome.result
+            verdict = await self._governance.govern(turn, step, proposal)
+            if isinstance(verdict, Deferred):  # the calls before it still run; none after it
+                parked = verdict.approval_id
+                break
+            verdicts.append(verdict)
+        return await self._settle(turn, step, verdicts, cancelled, parent), parked
+
+    async def _settle(
+        self,
+        turn: int,
+        step: int,
+        verdicts: Sequence[Ready | Refused],
+        cancelled: asyncio.Event,
+        parent: ToolExecution | None,
+    ) -> list[ToolResult]:
+        """Dispatch the ready calls (in parallel when several), then commit all in model order."""
+        # The outcome of each call, by its position (a model may repeat a call id).
+        settled: list[ToolResult | None] = [None] * len(verdicts)
+        calls: list[ToolInvocation | None] = [v.invocation for v in verdicts]
+        ready: list[tuple[int, Ready]] = []
+        for index, verdict in enumerate(verdicts):
+            if isinstance(verdict, Refused):
+                settled[index] = verdict.result
             else:
-                ready.append((index, outcome))
+                ready.append((index, verdict))
         dispatched: list[tuple[int, Ready]] = []
         for index, item in ready:
             call = item.invocation
@@ -205,99 +262,6 @@ class ToolPipeline:
             notify(invocation, result)
             self._commit(turn, step, result)
         return ordered
-
-    # -- steps 3 to 7 -------------------------------------------------------------------------
-
-    async def _govern(self, turn: int, step: int, proposal: ToolCallProposal) -> Ready | Refused:
-        call_id = proposal.call_id
-        tool = self.bundle.tools.get(proposal.name)
-        if tool is None:
-            known = ", ".join(sorted(self.bundle.tools)) or "none"
-            return Refused(
-                None,
-                ToolResult.failure(
-                    call_id,
-                    ErrorCode.UNKNOWN_TOOL,
-                    f"no tool named {proposal.name!r} in this bundle (tools: {known})",
-                ),
-            )
-        validator = self._validators.get(tool.spec.name)
-        if validator is None:  # the bundle's tools are fixed: compile each schema once
-            validator = self._validators[tool.spec.name] = compile_schema(tool.spec.input_schema)
-        arguments = parse_arguments(validator, proposal.arguments)
-        if isinstance(arguments, str):
-            return Refused(
-                None, ToolResult.failure(call_id, ErrorCode.INVALID_ARGUMENTS, arguments)
-            )
-        mode = effective_mode(self.session, self.bundle.profile.sandbox.mode)
-        escalation = None
-        if proposal.sandbox_permissions is not None or proposal.justification is not None:
-            try:
-                escalation = parse_escalation(proposal, mode)
-            except InvalidEscalation as exc:
-                failure = ToolResult.failure(call_id, ErrorCode.ESCALATION_INVALID, str(exc))
-                return Refused(None, failure)
-        invocation = ToolInvocation(
-            session_id=self._session_id,
-            turn=turn,
-            step=step,
-            call_id=call_id,
-            tool=tool,
-            arguments=jsonvalue.freeze(arguments),
-            args_digest=jsonvalue.digest(arguments, checked=True),  # checked when parsed
-            workspace=self.workspace,
-            sandbox_mode=mode,
-        )
-        decisions: list[FrozenDict] = []
-        decision = await self.bundle.seams.tools_pre_execute(invocation)
-        decisions.append(trace("policy", decision.verdict, decision.plugin, decision.reason))
-        if decision.verdict is Verdict.DENY:
-            return refused(
-                invocation, ErrorCode.DENIED_BY_POLICY, decision.reason, decision.plugin, decisions
-            )
-        escalated = invocation
-        if escalation is not None:
-            escalated = attrs.evolve(invocation, sandbox_mode=escalation)
-        guard = await self.bundle.seams.tools_guard(escalated)
-        if guard.verdict is not Verdict.ALLOW:
-            decisions.append(trace("guard", guard.verdict, guard.plugin, guard.reason))
-            return refused(
-                escalated, ErrorCode.DENIED_BY_GUARD, guard.reason, guard.plugin, decisions
-            )
-        grant = None
-        if decision.verdict is Verdict.ASK or escalation is not None:
-            reason = decision.reason or "the call asks for a wider sandbox"
-            if escalation is not None:
-                reason = f"{reason}; requests {escalation}: {proposal.justification}"
-            approval = await self.approvals.request(
-                self._answerers,
-                self.session,
-                invocation,
-                reason,
-                turn_open=True,
-                escalation=escalation,
-                justification=proposal.justification,
-            )
-            decisions.append(
-                trace("approval", approval.outcome, approval.answerer or "", approval.message)
-            )
-            if not approval.allowed:
-                return refused(
-                    invocation,
-                    APPROVAL_CODES[approval.outcome],
-                    approval.message,
-                    approval.answerer or "",
-                    decisions,
-                )
-            grant = Grant(approval.id, call_id, invocation.args_digest, escalation)
-        invocation = escalated
-        if invocation.tool.spec.runs_subprocesses and invocation.sandbox_mode.confining:
-            unavailable = await self._sandbox.problem(invocation.sandbox_mode)
-            if unavailable is not None:
-                return refused(
-                    invocation, ErrorCode.SANDBOX_UNAVAILABLE, unavailable, "", decisions
-                )
-        return Ready(invocation, grant, tuple(decisions))
 
     # -- steps 8 to 11 ------------------------------------------------------------------------
 
@@ -397,4 +361,4 @@ class ToolPipeline:
         )
 
 
-__all__ = ["ToolPipeline", "effective_mode"]
+__all__ = ["ToolPipeline"]

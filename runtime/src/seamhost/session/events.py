@@ -13,6 +13,7 @@ from typing import Any, ClassVar, Literal
 import attrs
 
 TurnEndReason = Literal["completed", "aborted", "error", "interrupted"]
+# What `approval/decided` may record: every outcome but `deferred`, which is `approval/deferred`.
 ApprovalOutcomeName = Literal["allowed-once", "rejected", "cancelled", "unavailable"]
 SandboxModeName = Literal["read-only", "workspace-write", "danger-full-access"]
 
@@ -106,13 +107,33 @@ class ApprovalAsked(Event):
 
 
 @attrs.frozen
+class ApprovalDeferred(Event):
+    """The question waits for a person; durable before the process may stop (design.md §11).
+
+    `expires` (Unix ms) is when an unanswered question stops being answerable: it is then
+    refused (``APPROVAL_DEFERRED``) when the session resumes.
+    """
+
+    TYPE: ClassVar[str] = "approval/deferred"
+    id: str
+    call_id: str
+    args_digest: str
+    expires: int | None = None
+    answerer: str | None = None
+
+
+@attrs.frozen
 class ApprovalDecided(Event):
+    """The one outcome of a question. A deferred one is decided later, by `decider` via `source`."""
+
     TYPE: ClassVar[str] = "approval/decided"
     id: str
     outcome: ApprovalOutcomeName
     interrupted: bool | None = None
     answerer: str | None = None
     message: str | None = None
+    decider: str | None = None
+    source: str | None = None
 
 
 @attrs.frozen
@@ -202,6 +223,7 @@ CORE_EVENTS: tuple[type[Event], ...] = (
     AssistantMessage,
     ToolCall,
     ApprovalAsked,
+    ApprovalDeferred,
     ApprovalDecided,
     ApprovalPolicy,
     ToolDispatch,

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from seamhost.errors import ErrorCode
+from seamhost.session.suspension import find_suspension
 
 if TYPE_CHECKING:
     from seamhost.session.live import Session
@@ -92,9 +93,13 @@ def open_turn(records: Sequence[Record]) -> int | None:
 def plan_repair(
     header: SessionHeader, records: Sequence[Record], *, torn_records: int = 0
 ) -> RepairPlan | None:
-    """What repair appends to `records`, or ``None`` when the last turn is closed."""
+    """What repair appends to `records`, or ``None`` when the last turn is closed or parked.
+
+    A turn parked on a deferred approval is not a crash tail (:mod:`seamhost.session.suspension`):
+    it is left open for ``--resume``.
+    """
     turn = open_turn(records)
-    if turn is None:
+    if turn is None or find_suspension(records) is not None:
         return None
     start = max(i for i, r in enumerate(records) if r.type == "turn/start")
     tail = records[start:]

@@ -9,7 +9,11 @@ is what repair guarantees. The rules:
 * steps live inside a turn and do not nest; a turn ends only once its step has ended;
 * every call an ``assistant/message`` proposes gets exactly one ``tool/result`` in its step,
   before ``step/end``; no result exists for a call that was not proposed in that step;
-* every ``approval/asked`` is decided at most once, and before its turn ends.
+* every ``approval/asked`` is decided at most once, and before its turn ends; it may be
+  deferred first (``approval/deferred``, at most once, before any decision).
+
+A turn parked on a deferred approval (:mod:`seamhost.session.suspension`) is open but not
+unfinished: ``closed=True`` accepts it.
 """
 
 from __future__ import annotations
@@ -18,14 +22,16 @@ from collections.abc import Iterable
 from typing import Any
 
 from seamhost.session.record import Record
+from seamhost.session.suspension import find_suspension
 
 
 def shape_problems(records: Iterable[Record], *, closed: bool = False) -> list[str]:
     """Every violation of the log's nesting rules, as sentences naming the seq."""
     shape = _Shape()
-    for record in records:
+    fed = list(records)
+    for record in fed:
         shape.feed(record)
-    if closed and shape.turn is not None:
+    if closed and shape.turn is not None and find_suspension(fed) is None:
         shape.problems.append(f"turn {shape.turn} is still open at the end of the log")
     return shape.problems
 
@@ -41,6 +47,7 @@ class _Shape:
         self.results: set[str] = set()
         self.asked: set[str] = set()
         self.decided: set[str] = set()
+        self.deferred: set[str] = set()
         self.next_seq = 0
         self.last_time = 0
 
@@ -74,6 +81,7 @@ class _Shape:
         self.turn, self.step = None, None
         self.asked.clear()
         self.decided.clear()
+        self.deferred.clear()
 
     def _step_start(self, record: Record, data: Any) -> None:
         if self.turn is None:
@@ -110,6 +118,14 @@ class _Shape:
         if self.turn is None:
             self._problem(record, "approval asked outside a turn")
         self.asked.add(str(data["id"]))
+
+    def _approval_deferred(self, record: Record, data: Any) -> None:
+        approval = str(data["id"])
+        if approval not in self.asked:
+            self._problem(record, f"approval {approval} deferred but never asked")
+        elif approval in self.decided or approval in self.deferred:
+            self._problem(record, f"approval {approval} deferred after it was settled")
+        self.deferred.add(approval)
 
     def _approval_decided(self, record: Record, data: Any) -> None:
         approval = str(data["id"])

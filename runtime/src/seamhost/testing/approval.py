@@ -138,7 +138,8 @@ class AnswererContract:
 
     # -- an answer decides the call, once, and is audited ---------------------------------------
 
-    @pytest.mark.parametrize("outcome", list(ApprovalOutcome), ids=str)
+    # `deferred` does not decide a call: it parks it (tested with the deferring answerer).
+    @pytest.mark.parametrize("outcome", list(OUTCOME_CODES), ids=str)
     def test_an_answer_decides_the_call_and_is_audited(
         self,
         answerer_driver: AnswererDriver,

@@ -1,0 +1,131 @@
+"""``seamhost approvals``, ``approve`` and ``reject``: answer deferred approvals (design.md §11).
+
+``approvals`` lists what parked sessions wait on; ``approve``/``reject`` answer one question
+once (they take the session's writer, so a live writer refuses them), and ``seamhost run
+--resume SESSION`` continues the turn. A question that is unknown, already answered or expired
+is refused with exit 2 and nothing is written.
+"""
+
+from __future__ import annotations
+
+import getpass
+import time
+
+import click
+
+from seamhost.cli.exitcodes import ExitCode
+
+
+@click.command()
+@click.option(
+    "--profile",
+    "profile_ref",
+    default="default",
+    show_default=True,
+    help="The profile whose session/store provider holds the sessions.",
+)
+@click.option("--json", "as_json", is_flag=True, help="One JSON array of the pending approvals.")
+def approvals(profile_ref: str, as_json: bool) -> None:
+    """List the deferred approvals every stored session waits on."""
+    from seamhost.cli.output import console, emit_json
+    from seamhost.cli.session import open_store
+    from seamhost.run.deferred import pending_approvals
+
+    found = list(pending_approvals(open_store(None, profile_ref)))
+    if as_json:
+        emit_json([p.to_json() for p in found])
+        return
+    out = console()
+    if not found:
+        out.print("no approval is waiting")
+        return
+    now = time.time() * 1000
+    for p in found:
+        state = f"answered: {p.decision}, resume to continue" if p.decision else "pending"
+        age = _age(now - p.deferred_at)
+        expiry = f", expires in {_age(p.expires - now)}" if p.expires and p.decision is None else ""
+        out.print(
+            f"[bold]{p.session_id}[/bold] {p.approval_id}  {p.tool} {p.arguments[:60]}  "
+            f"({state}; waiting {age}{expiry})\n    {p.reason}",
+            highlight=False,
+        )
+
+
+def _decide(
+    session_id: str,
+    approval_id: str,
+    *,
+    allow: bool,
+    reason: str | None,
+    decider: str | None,
+    profile_ref: str,
+) -> None:
+    from seamhost.cli.output import console
+    from seamhost.kernel.bundle import build_bundle
+    from seamhost.kernel.profile.resolve import resolve_profile
+    from seamhost.run.deferred import ApprovalNotOpen, decide
+
+    bundle = build_bundle(resolve_profile(profile_ref))
+    who = decider or getpass.getuser()
+    try:
+        decide(bundle, session_id, approval_id, allow=allow, decider=who, reason=reason)
+    except ApprovalNotOpen as exc:
+        click.echo(f"seamhost: error: {exc}", err=True)
+        raise SystemExit(int(ExitCode.USAGE)) from exc
+    verb = "allowed once" if allow else "rejected"
+    console().print(
+        f"{approval_id} {verb} by {who}; continue with `seamhost run --resume {session_id}`",
+        highlight=False,
+    )
+
+
+def _options(command: click.Command) -> click.Command:
+    for option in (
+        click.option(
+            "--profile",
+            "profile_ref",
+            default="default",
+            show_default=True,
+            help="The profile whose store holds the session.",
+        ),
+        click.option("--as", "decider", help="Who decides (default: the current user)."),
+        click.option("--reason", help="Why; recorded in the decision."),
+        # click lists arguments in the order they are applied: SESSION, then APPROVAL.
+        click.argument("session_id", metavar="SESSION"),
+        click.argument("approval_id", metavar="APPROVAL"),
+    ):
+        command = option(command)
+    return command
+
+
+def _command(allow: bool) -> click.Command:
+    def answer(
+        session_id: str, approval_id: str, reason: str | None, decider: str | None, profile_ref: str
+    ) -> None:
+        _decide(
+            session_id,
+            approval_id,
+            allow=allow,
+            reason=reason,
+            decider=decider,
+            profile_ref=profile_ref,
+        )
+
+    answer.__doc__ = (
+        "Allow a deferred call once, with the exact arguments it was asked for."
+        if allow
+        else "Reject a deferred call: it ends APPROVAL_REJECTED when the session resumes."
+    )
+    return _options(click.command(name="approve" if allow else "reject")(answer))
+
+
+def _age(ms: float) -> str:
+    seconds = max(0, int(ms / 1000))
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{seconds // size}{unit}"
+    return f"{seconds}s"
+
+
+approve = _command(allow=True)
+reject = _command(allow=False)

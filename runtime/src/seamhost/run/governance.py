@@ -1,0 +1,218 @@
+"""Steps 3 to 7 of the governed call: arguments, policy, guards, approval, sandbox readiness.
+
+:meth:`Governance.govern` takes one proposed call to a verdict: ready to dispatch (with the grant
+an approval gave it), refused (with its result), or deferred (its approval waits for a person;
+design.md §11). :meth:`Governance.resume` takes a deferred call whose question was answered from
+the guards on: the arguments are parsed again and must have the digest that was approved, the
+guards are asked again (a floor added meanwhile still denies), the sandbox is checked again, and
+only an ``allowed-once`` answer yields a grant, for that call and that digest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from seamhost import jsonvalue
+from seamhost.approval.request import Answerers, ApprovalOutcome
+from seamhost.approval.service import ApprovalService, Grant
+from seamhost.errors import ErrorCode
+from seamhost.jsonvalue import FrozenDict
+from seamhost.run.arguments import (
+    InvalidEscalation,
+    effective_mode,
+    parse_arguments,
+    parse_escalation,
+)
+from seamhost.run.confining import Confinement
+from seamhost.run.outcomes import APPROVAL_CODES, Deferred, Ready, Refused, refused, trace
+from seamhost.sandbox.policy import SandboxMode
+from seamhost.schema import Validator, compile_schema
+from seamhost.tool.call import ToolInvocation
+from seamhost.tool.decision import Verdict
+from seamhost.tool.result import ToolResult
+
+if TYPE_CHECKING:
+    from seamhost.kernel.bundle import Bundle
+    from seamhost.llm.adapter import ToolCallProposal
+    from seamhost.session.live import Session
+    from seamhost.session.suspension import Suspension
+
+Verdicts = Ready | Refused | Deferred
+
+
+@attrs.define
+class Governance:
+    """Governs the calls of one session's pipeline."""
+
+    bundle: Bundle
+    session: Session
+    workspace: Path
+    approvals: ApprovalService
+    sandbox: Confinement
+    _answerers: Answerers = attrs.field(init=False)
+    _validators: dict[str, Validator] = attrs.field(factory=dict, init=False)
+
+    def __attrs_post_init__(self) -> None:
+        seams = self.bundle.seams
+        self._answerers = Answerers(
+            tuple(seams.implementers("approval/request")), seams.approval_request
+        )
+
+    async def govern(self, turn: int, step: int, proposal: ToolCallProposal) -> Verdicts:
+        """Steps 3 to 7 for a call the model just proposed."""
+        parsed = self._parse(turn, step, proposal)
+        if isinstance(parsed, Refused):
+            return parsed
+        invocation, escalation = parsed
+        decisions: list[FrozenDict] = []
+        decision = await self.bundle.seams.tools_pre_execute(invocation)
+        decisions.append(trace("policy", decision.verdict, decision.plugin, decision.reason))
+        if decision.verdict is Verdict.DENY:
+            return refused(
+                invocation, ErrorCode.DENIED_BY_POLICY, decision.reason, decision.plugin, decisions
+            )
+        escalated = _in_mode(invocation, escalation)
+        denied = await self._guards(escalated, decisions)
+        if denied is not None:
+            return denied
+        grant = None
+        if decision.verdict is Verdict.ASK or escalation is not None:
+            reason = decision.reason or "the call asks for a wider sandbox"
+            if escalation is not None:
+                reason = f"{reason}; requests {escalation}: {proposal.justification}"
+            approval = await self.approvals.request(
+                self._answerers,
+                self.session,
+                invocation,
+                reason,
+                turn_open=True,
+                escalation=escalation,
+                justification=proposal.justification,
+            )
+            decisions.append(
+                trace("approval", approval.outcome, approval.answerer or "", approval.message)
+            )
+            if approval.outcome is ApprovalOutcome.DEFERRED:
+                return Deferred(invocation, approval.id)
+            if not approval.allowed:
+                return refused(
+                    invocation,
+                    APPROVAL_CODES[approval.outcome],
+                    approval.message,
+                    approval.answerer or "",
+                    decisions,
+                )
+            grant = Grant(approval.id, invocation.call_id, invocation.args_digest, escalation)
+        return await self._ready(escalated, grant, decisions)
+
+    async def resume(
+        self, turn: int, step: int, proposal: ToolCallProposal, parked: Suspension, now: int
+    ) -> Verdicts:
+        """A deferred call once its question was answered (or expired), from the guards on."""
+        parsed = self._parse(turn, step, proposal)
+        if isinstance(parsed, Refused):
+            return parsed
+        invocation, _ = parsed
+        decision: Mapping[str, Any] | None = parked.decision
+        if decision is None:
+            if not parked.expired(now):
+                return Deferred(invocation, parked.approval_id)
+            return refused(
+                invocation,
+                ErrorCode.APPROVAL_DEFERRED,
+                f"approval {parked.approval_id} expired before anyone answered it",
+                "",
+                [],
+            )
+        outcome = ApprovalOutcome(decision["outcome"])
+        who = str(decision.get("decider") or decision.get("answerer") or "")
+        message = str(decision.get("message") or f"{outcome} by {who or 'someone'}")
+        decisions = [trace("approval", outcome, who, message)]
+        if outcome is not ApprovalOutcome.ALLOWED_ONCE:
+            return refused(invocation, APPROVAL_CODES[outcome], message, who, decisions)
+        if invocation.args_digest != parked.args_digest:
+            return refused(
+                invocation,
+                ErrorCode.APPROVAL_UNAVAILABLE,
+                "the approval was given for other arguments than this call has; refused",
+                who,
+                decisions,
+            )
+        escalation = SandboxMode(parked.escalation) if parked.escalation else None
+        escalated = _in_mode(invocation, escalation)
+        denied = await self._guards(escalated, decisions)
+        if denied is not None:
+            return denied
+        grant = Grant(parked.approval_id, invocation.call_id, invocation.args_digest, escalation)
+        return await self._ready(escalated, grant, decisions)
+
+    # -- the shared steps ---------------------------------------------------------------------
+
+    def _parse(
+        self, turn: int, step: int, proposal: ToolCallProposal
+    ) -> tuple[ToolInvocation, SandboxMode | None] | Refused:
+        """Step 3: the tool, the validated and frozen arguments, and the escalation asked for."""
+        call_id = proposal.call_id
+        tool = self.bundle.tools.get(proposal.name)
+        if tool is None:
+            known = ", ".join(sorted(self.bundle.tools)) or "none"
+            message = f"no tool named {proposal.name!r} in this bundle (tools: {known})"
+            return Refused(None, ToolResult.failure(call_id, ErrorCode.UNKNOWN_TOOL, message))
+        validator = self._validators.get(tool.spec.name)
+        if validator is None:  # the bundle's tools are fixed: compile each schema once
+            validator = self._validators[tool.spec.name] = compile_schema(tool.spec.input_schema)
+        arguments = parse_arguments(validator, proposal.arguments)
+        if isinstance(arguments, str):
+            failure = ToolResult.failure(call_id, ErrorCode.INVALID_ARGUMENTS, arguments)
+            return Refused(None, failure)
+        mode = effective_mode(self.session, self.bundle.profile.sandbox.mode)
+        escalation = None
+        if proposal.sandbox_permissions is not None or proposal.justification is not None:
+            try:
+                escalation = parse_escalation(proposal, mode)
+            except InvalidEscalation as exc:
+                failure = ToolResult.failure(call_id, ErrorCode.ESCALATION_INVALID, str(exc))
+                return Refused(None, failure)
+        invocation = ToolInvocation(
+            session_id=self.session.id,
+            turn=turn,
+            step=step,
+            call_id=call_id,
+            tool=tool,
+            arguments=jsonvalue.freeze(arguments),
+            args_digest=jsonvalue.digest(arguments, checked=True),  # checked when parsed
+            workspace=self.workspace,
+            sandbox_mode=mode,
+        )
+        return invocation, escalation
+
+    async def _guards(
+        self, invocation: ToolInvocation, decisions: list[FrozenDict]
+    ) -> Refused | None:
+        """Step 5: a floor's deny, final; ``None`` when every guard abstains."""
+        guard = await self.bundle.seams.tools_guard(invocation)
+        if guard.verdict is Verdict.ALLOW:
+            return None
+        decisions.append(trace("guard", guard.verdict, guard.plugin, guard.reason))
+        return refused(invocation, ErrorCode.DENIED_BY_GUARD, guard.reason, guard.plugin, decisions)
+
+    async def _ready(
+        self, invocation: ToolInvocation, grant: Grant | None, decisions: list[FrozenDict]
+    ) -> Ready | Refused:
+        """Step 7: a call that spawns processes needs a usable sandbox in a confining mode."""
+        if invocation.tool.spec.runs_subprocesses and invocation.sandbox_mode.confining:
+            unavailable = await self.sandbox.problem(invocation.sandbox_mode)
+            if unavailable is not None:
+                return refused(
+                    invocation, ErrorCode.SANDBOX_UNAVAILABLE, unavailable, "", decisions
+                )
+        return Ready(invocation, grant, tuple(decisions))
+
+
+def _in_mode(invocation: ToolInvocation, mode: SandboxMode | None) -> ToolInvocation:
+    """The call as it would run with an escalation to `mode` (itself without one)."""
+    return invocation if mode is None else attrs.evolve(invocation, sandbox_mode=mode)
