@@ -1,4 +1,4 @@
-"""user-approval's three answerers pass the answerer contract of ``seamhost.testing``.
+"""user-approval's four answerers pass the answerer contract of ``seamhost.testing``.
 
 The ``tty`` answerer is asked on a real pseudo-terminal (``tty_path``); the test types the key
 for the wanted answer as soon as the question appears.
@@ -71,4 +71,14 @@ class TestTerminal(AnswererContract):
             tables={PLUGIN: {"answerers": ["tty"], "tty_path": terminal.path}},
             gives=frozenset(KEYS),
             answering=lambda want: terminal.answering(KEYS.get(want)),
+        )
+
+
+class TestDefer(AnswererContract):
+    @pytest.fixture
+    def answerer_driver(self) -> AnswererDriver:
+        return AnswererDriver(
+            plugin=PLUGIN,
+            tables={PLUGIN: {"answerers": ["defer"]}},
+            gives=frozenset({ApprovalOutcome.DEFERRED.value}),
         )

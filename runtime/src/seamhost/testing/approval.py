@@ -163,6 +163,23 @@ class AnswererContract:
         assert types.index("approval/asked") < types.index("approval/decided")
         assert probed.fallback_asked == (), "an answer must end the chain"
 
+    def test_a_deferral_never_runs_the_call_and_a_session_that_cannot_wait_refuses_it(
+        self, answerer_driver: AnswererDriver, make_bench: Callable[..., ContractBench]
+    ) -> None:
+        # The contract's session is memory-only: it cannot keep a question across processes,
+        # so the service refuses the deferral. Parking a durable session is the kernel's part.
+        self.needs(answerer_driver, ApprovalOutcome.DEFERRED.value)
+        probed = make_bench(fallback=True).call(ApprovalOutcome.DEFERRED.value)
+        assert _code(probed.result) == ErrorCode.APPROVAL_UNAVAILABLE
+        assert probed.runs == ()
+        assert probed.of("tool/dispatch") == []
+        [asked], [deferred] = probed.of("approval/asked"), probed.of("approval/deferred")
+        assert deferred["id"] == asked["id"]
+        assert deferred["args_digest"] == asked["args_digest"]
+        [decided] = probed.of("approval/decided")
+        assert decided["outcome"] == "unavailable"
+        assert probed.fallback_asked == (), "a deferral is an answer: it ends the chain"
+
     def test_no_answer_passes_the_request_on(
         self, answerer_driver: AnswererDriver, make_bench: Callable[..., ContractBench]
     ) -> None:
