@@ -41,9 +41,20 @@ def approvals(profile_ref: str, as_json: bool) -> None:
         return
     now = time.time() * 1000
     for p in found:
-        state = f"answered: {p.decision}, resume to continue" if p.decision else "pending"
+        expired = p.decision is None and p.expires is not None and p.expires <= now
+        state = (
+            f"answered: {p.decision}, resume to continue"
+            if p.decision
+            else "expired: resuming refuses it"
+            if expired
+            else "pending"
+        )
         age = _age(now - p.deferred_at)
-        expiry = f", expires in {_age(p.expires - now)}" if p.expires and p.decision is None else ""
+        expiry = (
+            f", expires in {_age(p.expires - now)}"
+            if p.expires and p.decision is None and not expired
+            else ""
+        )
         out.print(
             f"[bold]{p.session_id}[/bold] {p.approval_id}  {p.tool} {p.arguments[:60]}  "
             f"({state}; waiting {age}{expiry})\n    {p.reason}",

@@ -44,7 +44,8 @@ if TYPE_CHECKING:
     metavar="ID",
     help="Open the stored session ID instead of creating one: repair its crashed tail (shown), "
     "or continue the turn it parked on a deferred approval once that was answered; then run "
-    "SCENARIO's remaining turns. Without SCENARIO, only repair or continue.",
+    "SCENARIO's remaining turns. Without SCENARIO, only repair, or continue with the model the "
+    "profile configures (the scripted model needs the SCENARIO again).",
 )
 @click.option(
     "--workspace",
@@ -166,6 +167,9 @@ def _resume(
     from seamhost.run.sessions import open_session
 
     session, plan = open_session(bundle, session_id)
+    for record in session.records:  # so that results of a resumed step show their tools' names
+        if record.type == "tool/call":
+            transcript.calls[str(record.data["call_id"])] = str(record.data["name"])
     root = (workspace or Path(session.header.cwd)).resolve()
     if not quiet:
         out = transcript.out

@@ -102,9 +102,24 @@ class Timeline:
             f"profile {esc(str(info['profile'] or '-'))}  "
             f"bundle {esc(str(info['bundle_digest'] or '-'))}  barriers {barriers}",
         )
-        for record in records:
+        seen = list(records)
+        for record in seen:
             self(record)
-        if self.open_turn is not None:
+        from seamhost.session.suspension import find_suspension
+
+        parked = find_suspension(seen) if self.open_turn is not None else None
+        if parked is not None:
+            answer = (
+                "answered: resume it with `seamhost run --resume`"
+                if parked.decision
+                else ("answer it with `seamhost approve` or `reject`, then `seamhost run --resume`")
+            )
+            self.say(
+                0,
+                f"[yellow]turn {self.open_turn} is parked on approval "
+                f"{esc(parked.approval_id)}: {answer}[/yellow]",
+            )
+        elif self.open_turn is not None:
             self.say(
                 0,
                 f"[yellow]turn {self.open_turn} is open (no turn/end): the session is running, "
