@@ -68,13 +68,13 @@ class ScriptedModel:
             self.adapter = ScriptedAdapter(load_scenario(path))
 
     @hookimpl
-    def llm_replay(self, path: Path) -> Script:
+    def llm_replay(self, path: Path, first_turn: int) -> Script:
         """Load the scenario at `path` and replay it from now on (``seamhost run SCENARIO``)."""
         from seamhost_model_scripted.adapter import ScriptedAdapter
         from seamhost_model_scripted.scenario import load_scenario
 
         scenario = load_scenario(path)
-        self.adapter = ScriptedAdapter(scenario)
+        self.adapter = ScriptedAdapter(scenario, first_turn)
         return scenario
 
     @hookimpl

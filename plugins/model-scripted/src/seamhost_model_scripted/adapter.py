@@ -7,6 +7,11 @@ session's turn number (a resumed session starts at turn N > 1). This relies on t
 contract that one session's requests arrive one after the other. Within the turn, the request's
 ``step`` (1-based) picks the scripted step; a step past the scripted ones is answered by the
 turn's ``final`` text alone, which proposes no calls and so ends the turn.
+
+Given `first_turn` (``seamhost run`` passes it through ``llm/replay``), the mapping is fixed
+instead: session turn ``first_turn + i`` is scripted turn ``i + 1``. That is what resuming a turn
+parked on a deferred approval needs: its next request must find that turn's script, whatever
+the process that asks.
 """
 
 from __future__ import annotations
@@ -80,8 +85,9 @@ class ScriptedAdapter:
 
     name = "model-scripted"
 
-    def __init__(self, scenario: Scenario) -> None:
+    def __init__(self, scenario: Scenario, first_turn: int | None = None) -> None:
         self.scenario = scenario
+        self.first_turn = first_turn
         self._cursors: dict[str, _Cursor] = {}
 
     def scripted_turn(self, request: ModelRequest) -> ScenarioTurn:
@@ -89,14 +95,18 @@ class ScriptedAdapter:
 
         Raises :class:`ScenarioExhausted` when the scenario has no further turn.
         """
-        cursor = self._cursors.setdefault(request.session_id, _Cursor())
-        if cursor.session_turn != request.turn:
-            cursor.index += 1
-            cursor.session_turn = request.turn
         turns = self.scenario.turns
-        if cursor.index >= len(turns):
-            raise ScenarioExhausted(self._label, cursor.index + 1, request.turn, len(turns))
-        return turns[cursor.index]
+        if self.first_turn is not None:
+            index = request.turn - self.first_turn
+        else:
+            cursor = self._cursors.setdefault(request.session_id, _Cursor())
+            if cursor.session_turn != request.turn:
+                cursor.index += 1
+                cursor.session_turn = request.turn
+            index = cursor.index
+        if not 0 <= index < len(turns):
+            raise ScenarioExhausted(self._label, index + 1, request.turn, len(turns))
+        return turns[index]
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         """Stream the scripted answer: the text (if any), each call in order, then the end."""

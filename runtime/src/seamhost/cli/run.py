@@ -111,6 +111,8 @@ def run(
     transcript = Timeline(out)
     if resume_id is not None:
         session, root = _resume(bundle, resume_id, workspace, transcript, quiet=as_json)
+        if scenario_path is not None:
+            scenario = _replay_after(bundle, scenario_path, session) or scenario
     else:
         root = (workspace or Path(tempfile.mkdtemp(prefix="seamhost-workspace-"))).resolve()
         session = create_session(bundle, session_id=session_id, cwd=str(root))
@@ -130,23 +132,48 @@ def run(
         outcomes = asyncio.run(_drive(agent, scenario, resume=resume_id is not None))
     finally:
         session.close()
-    parked = outcomes[-1] if outcomes and outcomes[-1].reason == "suspended" else None
-    if parked is not None:
-        _print_parked(err, session.id, parked.approval or "?")
-        sys.exit(int(ExitCode.AWAITS_APPROVAL))
-    failed = [o for o in outcomes if o.reason != "completed"]
     mismatches = _mismatches(scenario, session, profile.name, agent) if check and scenario else []
+    sys.exit(int(_report(out, err, session.id, outcomes, mismatches, quiet=as_json)))
+
+
+def _report(
+    out: Any,
+    err: Any,
+    session_id: str,
+    outcomes: list[TurnOutcome],
+    mismatches: list[str],
+    *,
+    quiet: bool,
+) -> ExitCode:
+    """Say how the run ended, and the exit code that says it."""
+    if outcomes and outcomes[-1].reason == "suspended":
+        _print_parked(err, session_id, outcomes[-1].approval or "?")
+        return ExitCode.AWAITS_APPROVAL
+    failed = [o for o in outcomes if o.reason != "completed"]
     for line in mismatches:
         err.print(f"[red]expectation not met[/red]: {line}")
-    if not as_json:
+    if not quiet:
         summary = "all completed" if not failed else f"{len(failed)} did not complete"
-        out.print(f"session {session.id}: {len(outcomes)} turn(s), {summary}")
-        out.print(f"show it with: seamhost session show {session.id}")
-    if failed or mismatches:
-        sys.exit(int(ExitCode.FAILURE))
+        out.print(f"session {session_id}: {len(outcomes)} turn(s), {summary}")
+        out.print(f"show it with: seamhost session show {session_id}")
+    return ExitCode.FAILURE if failed or mismatches else ExitCode.OK
 
 
-def _replay(bundle: Bundle, path: Path) -> Script:
+def _replay_after(bundle: Bundle, path: Path, session: Session) -> Script | None:
+    """Re-arm the replay for a session resumed after a crash; ``None`` for a parked one.
+
+    After a crash the scenario's turns run as new turns, so its first answers the next one; a
+    parked turn continues the scenario where it stopped (its first turn answers turn 1).
+    """
+    from seamhost.session.suspension import find_suspension
+
+    if find_suspension(session.records) is not None:
+        return None
+    turns = sum(1 for record in session.records if record.type == "turn/start")
+    return _replay(bundle, path, turns + 1)
+
+
+def _replay(bundle: Bundle, path: Path, first_turn: int = 1) -> Script:
     """The script of `path`, loaded by the plugin that replays scenarios (``llm/replay``)."""
     from seamhost.errors import ConfigError
 
@@ -157,7 +184,7 @@ def _replay(bundle: Bundle, path: Path) -> Script:
             "no plugin replays a scenario (none provides llm/replay); "
             "add one that does, such as [plugins.model-scripted]",
         )
-    return bundle.seams.llm_replay(path.resolve())
+    return bundle.seams.llm_replay(path.resolve(), first_turn)
 
 
 def _resume(

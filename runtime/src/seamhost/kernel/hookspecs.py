@@ -88,13 +88,14 @@ def llm_adapter() -> ModelAdapter:
 
 
 @hookspec
-def llm_replay(path: Path) -> Script:
+def llm_replay(path: Path, first_turn: int) -> Script:
     """Seam ``llm/replay`` (provider): load a recorded conversation for the model to replay.
 
-    Called by ``seamhost run SCENARIO`` once the bundle is built, before any session starts.
-    Exactly one plugin may implement it; the CLI finds it by this capability, not by name. The
+    Called by ``seamhost run SCENARIO`` once the session is open, before any turn runs. Exactly
+    one plugin may implement it; the CLI finds it by this capability, not by name. The
     implementation loads and validates the file at `path` and arms its own ``llm/adapter`` to
-    replay it.
+    replay it, the script's first turn answering the session's turn `first_turn` (1 for a new
+    session or one parked on a deferred approval, the next turn for one resumed after a crash).
 
     Return value: a :class:`~seamhost.llm.replay.Script` (the workspace's files, each turn's user
     message, the expected outcome of each call).

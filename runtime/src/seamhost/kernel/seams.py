@@ -114,13 +114,13 @@ class Seams:
         adapter: ModelAdapter = _provide("llm/adapter", impl)
         return adapter
 
-    def llm_replay(self, path: Path) -> Script:
+    def llm_replay(self, path: Path, first_turn: int = 1) -> Script:
         """``llm/replay``: the script the model will replay; `SeamUnavailable` when missing."""
         impl = dispatch.only("llm/replay", self._impls["llm/replay"])
         if self._trace.enabled:
             self._trace("llm/replay", impl.plugin, str(path))
         try:
-            script: Script = impl.call(path)
+            script: Script = impl.call(path, first_turn)
         except SeamhostError:
             raise
         except Exception as exc:
