@@ -85,7 +85,8 @@ def _decide(
         raise SystemExit(int(ExitCode.USAGE)) from exc
     verb = "allowed once" if allow else "rejected"
     console().print(
-        f"{approval_id} {verb} by {who}; continue with `seamhost run --resume {session_id}`",
+        f"{approval_id} {verb} by {who}; continue with "
+        f"`seamhost run --resume {session_id} [SCENARIO]` (the scripted model needs its scenario)",
         highlight=False,
     )
 
