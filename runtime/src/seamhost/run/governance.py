@@ -32,7 +32,7 @@ from seamhost.run.outcomes import APPROVAL_CODES, Deferred, Ready, Refused, refu
 from seamhost.sandbox.policy import SandboxMode
 from seamhost.schema import Validator, compile_schema
 from seamhost.tool.call import ToolInvocation
-from seamhost.tool.decision import Verdict
+from seamhost.tool.decision import Decision, Verdict
 from seamhost.tool.result import ToolResult
 
 if TYPE_CHECKING:
@@ -55,8 +55,10 @@ class Governance:
     sandbox: Confinement
     _answerers: Answerers = attrs.field(init=False)
     _validators: dict[str, Validator] = attrs.field(factory=dict, init=False)
+    _session_id: str = attrs.field(init=False)  # read on every call: a property chain otherwise
 
     def __attrs_post_init__(self) -> None:
+        self._session_id = self.session.id
         seams = self.bundle.seams
         self._answerers = Answerers(
             tuple(seams.implementers("approval/request")), seams.approval_request
@@ -75,10 +77,14 @@ class Governance:
             return refused(
                 invocation, ErrorCode.DENIED_BY_POLICY, decision.reason, decision.plugin, decisions
             )
-        escalated = _in_mode(invocation, escalation)
-        denied = await self._guards(escalated, decisions)
-        if denied is not None:
-            return denied
+        # The hot path of every call: the guards and the readiness check are inline here, their
+        # refusals in helpers (three calls fewer per governed call, measured with callgrind).
+        escalated = invocation
+        if escalation is not None:
+            escalated = attrs.evolve(invocation, sandbox_mode=escalation)
+        guard = await self.bundle.seams.tools_guard(escalated)
+        if guard.verdict is not Verdict.ALLOW:
+            return self._denied(escalated, guard, decisions)
         grant = None
         if decision.verdict is Verdict.ASK or escalation is not None:
             reason = decision.reason or "the call asks for a wider sandbox"
@@ -107,7 +113,9 @@ class Governance:
                     decisions,
                 )
             grant = Grant(approval.id, invocation.call_id, invocation.args_digest, escalation)
-        return await self._ready(escalated, grant, decisions)
+        if escalated.tool.spec.runs_subprocesses and escalated.sandbox_mode.confining:
+            return await self._ready(escalated, grant, decisions)
+        return Ready(escalated, grant, tuple(decisions))
 
     async def resume(
         self, turn: int, step: int, proposal: ToolCallProposal, parked: Suspension, now: int
@@ -143,12 +151,16 @@ class Governance:
                 decisions,
             )
         escalation = SandboxMode(parked.escalation) if parked.escalation else None
-        escalated = _in_mode(invocation, escalation)
-        denied = await self._guards(escalated, decisions)
-        if denied is not None:
-            return denied
+        escalated = invocation
+        if escalation is not None:
+            escalated = attrs.evolve(invocation, sandbox_mode=escalation)
+        guard = await self.bundle.seams.tools_guard(escalated)
+        if guard.verdict is not Verdict.ALLOW:
+            return self._denied(escalated, guard, decisions)
         grant = Grant(parked.approval_id, invocation.call_id, invocation.args_digest, escalation)
-        return await self._ready(escalated, grant, decisions)
+        if escalated.tool.spec.runs_subprocesses and escalated.sandbox_mode.confining:
+            return await self._ready(escalated, grant, decisions)
+        return Ready(escalated, grant, tuple(decisions))
 
     # -- the shared steps ---------------------------------------------------------------------
 
@@ -178,7 +190,7 @@ class Governance:
                 failure = ToolResult.failure(call_id, ErrorCode.ESCALATION_INVALID, str(exc))
                 return Refused(None, failure)
         invocation = ToolInvocation(
-            session_id=self.session.id,
+            session_id=self._session_id,
             turn=turn,
             step=step,
             call_id=call_id,
@@ -190,13 +202,10 @@ class Governance:
         )
         return invocation, escalation
 
-    async def _guards(
-        self, invocation: ToolInvocation, decisions: list[FrozenDict]
-    ) -> Refused | None:
-        """Step 5: a floor's deny, final; ``None`` when every guard abstains."""
-        guard = await self.bundle.seams.tools_guard(invocation)
-        if guard.verdict is Verdict.ALLOW:
-            return None
+    def _denied(
+        self, invocation: ToolInvocation, guard: Decision, decisions: list[FrozenDict]
+    ) -> Refused:
+        """Step 5: a floor's deny, final."""
         decisions.append(trace("guard", guard.verdict, guard.plugin, guard.reason))
         return refused(invocation, ErrorCode.DENIED_BY_GUARD, guard.reason, guard.plugin, decisions)
 
@@ -204,15 +213,7 @@ class Governance:
         self, invocation: ToolInvocation, grant: Grant | None, decisions: list[FrozenDict]
     ) -> Ready | Refused:
         """Step 7: a call that spawns processes needs a usable sandbox in a confining mode."""
-        if invocation.tool.spec.runs_subprocesses and invocation.sandbox_mode.confining:
-            unavailable = await self.sandbox.problem(invocation.sandbox_mode)
-            if unavailable is not None:
-                return refused(
-                    invocation, ErrorCode.SANDBOX_UNAVAILABLE, unavailable, "", decisions
-                )
+        unavailable = await self.sandbox.problem(invocation.sandbox_mode)
+        if unavailable is not None:
+            return refused(invocation, ErrorCode.SANDBOX_UNAVAILABLE, unavailable, "", decisions)
         return Ready(invocation, grant, tuple(decisions))
-
-
-def _in_mode(invocation: ToolInvocation, mode: SandboxMode | None) -> ToolInvocation:
-    """The call as it would run with an escalation to `mode` (itself without one)."""
-    return invocation if mode is None else attrs.evolve(invocation, sandbox_mode=mode)
