@@ -31,75 +31,8 @@ from seamhost.session.record import Record
 from seamhost.session.store import SessionHeader
 from seamhost.session.suspension import find_suspension
 from seamhost.testing.sites import PluginSite
-from tests.conftest import plugin_source, run_cli
-
-COUNTER = plugin_source(
-    """
-    @hookimpl
-    def tools_register(self, register):
-        path = self.ctx.config["counter"]
-        schema = {
-            "type": "object",
-            "properties": {"n": {"type": "integer"}},
-            "required": ["n"],
-            "additionalProperties": False,
-        }
-
-        async def body(ctx):
-            with open(path, "a", encoding="utf-8") as fh:
-                fh.write(f"{ctx.call_id} {ctx.arguments['n']}\\n")
-            return ToolOutput(f"counted {ctx.arguments['n']}")
-
-        register(ToolSpec("count_write", "appends a line to the counter file", schema,
-                          {"type": "object"}, "write", False, body))
-
-    @hookimpl
-    def tools_pre_execute(self, call):
-        if call.tool.spec.name == "count_write":
-            return Decision.ask("counting needs a person")
-        return None
-    """,
-    name="counter",
-    schema='{"type": "object", "properties": {"counter": {"type": "string"}}, '
-    '"required": ["counter"], "additionalProperties": False}',
-)
-
-SCENARIO = """
-[scenario]
-name = "deferred"
-workspace = { "notes.txt" = "hello\\n" }
-
-[[turn]]
-user = "count once"
-final = "turn one done"
-
-[[turn.step]]
-text = "read, count, write"
-[[turn.step.call]]
-tool = "read_file"
-args = { path = "notes.txt" }
-[[turn.step.call]]
-tool = "count_write"
-args = { n = 1 }
-[[turn.step.call]]
-tool = "write_file"
-args = { path = "after.txt", content = "after\\n" }
-
-[[turn.step]]
-text = "the next step"
-[[turn.step.call]]
-tool = "write_file"
-args = { path = "step2.txt", content = "two\\n" }
-
-[[turn]]
-user = "and then"
-final = "turn two done"
-
-[[turn.step]]
-[[turn.step.call]]
-tool = "write_file"
-args = { path = "turn2.txt", content = "turn two\\n" }
-"""
+from tests.conftest import run_cli
+from tests.run.deferral_kit import COUNTER, SCENARIO
 
 READ, COUNT, AFTER = "call-1-1-1", "call-1-1-2", "call-1-1-3"
 STEP2, TURN2 = "call-1-2-1", "call-2-1-1"

@@ -151,12 +151,11 @@ class Governance:
                 decisions,
             )
         escalation = SandboxMode(parked.escalation) if parked.escalation else None
-        escalated = invocation
-        if escalation is not None:
-            escalated = attrs.evolve(invocation, sandbox_mode=escalation)
-        guard = await self.bundle.seams.tools_guard(escalated)
-        if guard.verdict is not Verdict.ALLOW:
-            return self._denied(escalated, guard, decisions)
+        mode = escalation or invocation.sandbox_mode
+        escalated = attrs.evolve(invocation, sandbox_mode=mode)  # as approved, escalation included
+        verdict = await self.bundle.seams.tools_guard(escalated)
+        if verdict.verdict is not Verdict.ALLOW:  # a floor raised since the question still denies
+            return self._denied(escalated, verdict, decisions)
         grant = Grant(parked.approval_id, invocation.call_id, invocation.args_digest, escalation)
         if escalated.tool.spec.runs_subprocesses and escalated.sandbox_mode.confining:
             return await self._ready(escalated, grant, decisions)
