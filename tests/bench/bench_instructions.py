@@ -1,0 +1,96 @@
+"""(a) without the noise: instructions per governed call against its 8 bare hook calls.
+
+``bench_pipeline.py`` times the governed call against 8 bare pluggy hook calls in the same run,
+but on a shared machine its baseline alone moves by 2× between runs (11.6 to 21.9 µs was seen),
+and the ratio with it. Instructions do not: ``valgrind --tool=callgrind`` counts them the same for
+the same code and inputs, whatever else the machine does. Each side runs in a child under
+callgrind twice, for a short and a long loop, and the difference divided by the difference in
+calls is the cost of one call without start-up. ``PYTHONHASHSEED=0`` and a paused collector keep
+the count repeatable. Target: the governed call ≤ 3× its bare hook calls, as for the timed (a).
+
+Usage: ``python tests/bench/bench_instructions.py [--short N] [--long N]`` (valgrind needed; it
+says so and exits 0 without it). A run takes about a minute.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).parent
+TARGET = 3.0
+CHILD = """
+import gc, sys, tempfile
+from pathlib import Path
+sys.path.insert(0, {here!r})
+import bench_pipeline as b
+kind, calls = sys.argv[1], int(sys.argv[2])
+bundle = b.bench_bundle(Path(tempfile.mkdtemp())) if kind == "governed" else None
+gc.collect()
+gc.disable()
+if bundle is not None:
+    b.governed_calls(bundle, calls)
+else:
+    b.bare_hooks(calls)
+"""
+
+
+def instructions(kind: str, calls: int) -> int:
+    """Instructions a child running `calls` iterations of `kind` executes in all."""
+    with tempfile.TemporaryDirectory() as scratch:
+        script = Path(scratch) / "child.py"
+        script.write_text(CHILD.format(here=str(HERE)), encoding="utf-8")
+        done = subprocess.run(
+            [
+                "valgrind",
+                "--tool=callgrind",
+                f"--callgrind-out-file={scratch}/out",
+                sys.executable,
+                str(script),
+                kind,
+                str(calls),
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": "0"},
+        )
+    match = re.search(r"refs:\s+([\d,]+)", done.stderr)
+    if match is None:
+        raise RuntimeError(f"no instruction count in valgrind's output: {done.stderr[-500:]}")
+    return int(match.group(1).replace(",", ""))
+
+
+def per_call(kind: str, short: int, long: int) -> float:
+    """Instructions of one iteration: the long loop minus the short one, per extra call."""
+    return (instructions(kind, long) - instructions(kind, short)) / (long - short)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--short", type=int, default=200)
+    parser.add_argument("--long", type=int, default=1200)
+    args = parser.parse_args()
+    if shutil.which("valgrind") is None:
+        print("valgrind not found: instruction counts skipped")
+        return 0
+    governed = per_call("governed", args.short, args.long)
+    bare = per_call("bare", args.short, args.long)
+    ratio = governed / bare
+    verdict = "PASS" if ratio <= TARGET else "FAIL"
+    print(f"(a) governed call:      {governed / 1000:9.1f}k instructions")
+    print(f"    8 bare hook calls:  {bare / 1000:9.1f}k instructions")
+    print(
+        f"    ratio {ratio:.2f}× (target <= {TARGET:g}×, margin {TARGET - ratio:+.2f}×) {verdict}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
