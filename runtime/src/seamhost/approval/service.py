@@ -26,6 +26,7 @@ log says which rule or person decided, or which answerers were tried and what to
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -256,14 +257,16 @@ class ApprovalService:
             await session.flush()
         except Exception as exc:
             reason = f"the approval could not be deferred durably ({describe(exc)}); refused"
-            session.append(
-                ApprovalDecided(
-                    id=approval_id,
-                    outcome=ApprovalOutcome.UNAVAILABLE.value,
-                    answerer=answerer,
-                    message=reason,
+            # Close the question in the log when it can still be written; either way, refused.
+            with contextlib.suppress(Exception):
+                session.append(
+                    ApprovalDecided(
+                        id=approval_id,
+                        outcome=ApprovalOutcome.UNAVAILABLE.value,
+                        answerer=answerer,
+                        message=reason,
+                    )
                 )
-            )
             return ApprovalDecision(approval_id, ApprovalOutcome.UNAVAILABLE, answerer, reason)
         return ApprovalDecision(approval_id, ApprovalOutcome.DEFERRED, answerer, message)
 

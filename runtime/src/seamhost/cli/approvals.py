@@ -71,6 +71,7 @@ def _decide(
     decider: str | None,
     profile_ref: str,
 ) -> None:
+    from seamhost.cli import fail
     from seamhost.cli.output import console
     from seamhost.kernel.bundle import build_bundle
     from seamhost.kernel.profile.resolve import resolve_profile
@@ -81,8 +82,7 @@ def _decide(
     try:
         decide(bundle, session_id, approval_id, allow=allow, decider=who, reason=reason)
     except ApprovalNotOpen as exc:
-        click.echo(f"seamhost: error: {exc}", err=True)
-        raise SystemExit(int(ExitCode.USAGE)) from exc
+        fail(exc, ExitCode.USAGE)
     verb = "allowed once" if allow else "rejected"
     console().print(
         f"{approval_id} {verb} by {who}; continue with "

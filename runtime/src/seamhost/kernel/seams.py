@@ -119,12 +119,7 @@ class Seams:
         impl = dispatch.only("llm/replay", self._impls["llm/replay"])
         if self._trace.enabled:
             self._trace("llm/replay", impl.plugin, str(path))
-        try:
-            script: Script = impl.call(path, first_turn)
-        except SeamhostError:
-            raise
-        except Exception as exc:
-            raise SeamFailed("llm/replay", ((impl.plugin, describe(exc)),)) from exc
+        script: Script = _provide("llm/replay", impl, path, first_turn)
         return script
 
     def approval_service(self) -> ApprovalService | None:
@@ -267,10 +262,10 @@ class Seams:
             )
 
 
-def _provide(seam: str, impl: Impl) -> Any:
-    """Call a start-up provider; a raise becomes `SeamFailed` naming the plugin."""
+def _provide(seam: str, impl: Impl, *args: Any) -> Any:
+    """Call a provider with `args`; a raise becomes `SeamFailed` naming the plugin."""
     try:
-        return impl.call()
+        return impl.call(*args)
     except SeamhostError:
         raise
     except Exception as exc:

@@ -78,7 +78,6 @@ class ToolPipeline:
     tool_timeout: float | None = None
     _used_grants: set[str] = attrs.field(factory=set, init=False)
     _roots: tuple[Path, ...] = attrs.field(init=False)
-    _session_id: str = attrs.field(init=False)
     # The decision trail of each call being executed, by the id of its invocation: the body
     # puts it in its result's meta (a wrapper that passes another invocation just misses it).
     _trails: dict[int, tuple[FrozenDict, ...]] = attrs.field(factory=dict, init=False)
@@ -98,7 +97,6 @@ class ToolPipeline:
             root if root.is_absolute() else self.workspace / root
             for root in self.bundle.profile.sandbox.writable_roots
         )
-        self._session_id = self.session.id
         policy = self.bundle.profile.sandbox
         self._sandbox = Confinement(seams.confine, self.workspace, self._roots, policy.network)
         self._governance = Governance(

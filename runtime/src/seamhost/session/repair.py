@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from seamhost.errors import ErrorCode
-from seamhost.session.suspension import find_suspension
+from seamhost.session.suspension import find_suspension, last_open
 
 if TYPE_CHECKING:
     from seamhost.session.live import Session
@@ -82,12 +82,8 @@ class RepairPlan:
 
 def open_turn(records: Sequence[Record]) -> int | None:
     """The number of the last turn if it has no ``turn/end``, else ``None``."""
-    for record in reversed(records):
-        if record.type == "turn/end":
-            return None
-        if record.type == "turn/start":
-            return int(record.data["turn"])
-    return None
+    start = last_open(records, "turn/start", "turn/end")
+    return int(records[start].data["turn"]) if start is not None else None
 
 
 def plan_repair(
@@ -161,12 +157,8 @@ def apply_repair(session: Session) -> RepairPlan | None:
 
 
 def _open_step(tail: Sequence[Record]) -> int | None:
-    for record in reversed(tail):
-        if record.type == "step/end":
-            return None
-        if record.type == "step/start":
-            return int(record.data["step"])
-    return None
+    start = last_open(tail, "step/start", "step/end")
+    return int(tail[start].data["step"]) if start is not None else None
 
 
 def _unfinished_calls(

@@ -58,10 +58,10 @@ class Suspension:
 
 def find_suspension(records: Sequence[Record]) -> Suspension | None:
     """The parked step at the end of `records`, or ``None`` when the log ends otherwise."""
-    start = _last_open(records, "turn/start", "turn/end")
+    start = last_open(records, "turn/start", "turn/end")
     if start is None:
         return None
-    step_start = _last_open(records[start:], "step/start", "step/end")
+    step_start = last_open(records[start:], "step/start", "step/end")
     if step_start is None:
         return None
     tail = records[start + step_start :]
@@ -109,7 +109,7 @@ def find_suspension(records: Sequence[Record]) -> Suspension | None:
     return None
 
 
-def _last_open(records: Sequence[Record], opening: str, closing: str) -> int | None:
+def last_open(records: Sequence[Record], opening: str, closing: str) -> int | None:
     """The index of the last `opening` record when no `closing` record follows it."""
     for index in range(len(records) - 1, -1, -1):
         kind = records[index].type
