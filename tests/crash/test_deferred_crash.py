@@ -45,7 +45,7 @@ from seamhost.session.shape import shape_problems
 from seamhost.session.suspension import find_suspension
 from seamhost.testing.sites import PluginSite
 from tests.crash.harness import kill_after, summary
-from tests.run.deferral_kit import COUNTER, SCENARIO
+from tests.run.deferral_kit import COUNTER, SCENARIO, deferring_profile
 
 SESSION = "parked"
 COUNT = "call-1-1-2"
@@ -81,11 +81,7 @@ class Rig:
     def make(cls, root: Path) -> Rig:
         rig = cls(root)
         PluginSite(root / "site").add("counter", COUNTER)
-        rig.profile.write_text(
-            '[profile]\nname = "deferring"\nextends = ["default"]\n'
-            f'[plugins.counter]\ncounter = "{rig.counter}"\n'
-            '[plugins.user-approval]\nanswerers = ["defer"]\n'
-        )
+        rig.profile.write_text(deferring_profile(rig.counter))
         rig.scenario.write_text(SCENARIO)
         return rig
 

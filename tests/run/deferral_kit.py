@@ -9,6 +9,8 @@ the plugin notes in that file when a command's bundle is built (the crash tests 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from tests.conftest import plugin_source
 
 COUNTER = plugin_source(
@@ -83,3 +85,13 @@ final = "turn two done"
 tool = "write_file"
 args = { path = "turn2.txt", content = "turn two\\n" }
 """
+
+
+def deferring_profile(counter: Path, expires: float | None = None) -> str:
+    """A profile extending ``default`` whose approvals all wait, counting in `counter`."""
+    expiry = f"defer_expires_seconds = {expires}\n" if expires is not None else ""
+    return (
+        '[profile]\nname = "deferring"\nextends = ["default"]\n'
+        f'[plugins.counter]\ncounter = "{counter}"\n'
+        f'[plugins.user-approval]\nanswerers = ["defer"]\n{expiry}'
+    )

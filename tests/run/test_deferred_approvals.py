@@ -32,7 +32,7 @@ from seamhost.session.store import SessionHeader
 from seamhost.session.suspension import find_suspension
 from seamhost.testing.sites import PluginSite
 from tests.conftest import run_cli
-from tests.run.deferral_kit import COUNTER, SCENARIO
+from tests.run.deferral_kit import COUNTER, SCENARIO, deferring_profile
 
 READ, COUNT, AFTER = "call-1-1-1", "call-1-1-2", "call-1-1-3"
 STEP2, TURN2 = "call-1-2-1", "call-2-1-1"
@@ -75,12 +75,7 @@ class Deferring:
     ) -> Deferring:
         rig = cls(root, site)
         site.add("counter", COUNTER)
-        expiry = f"defer_expires_seconds = {expires}\n" if expires is not None else ""
-        rig.profile.write_text(
-            '[profile]\nname = "deferring"\nextends = ["default"]\n'
-            f'[plugins.counter]\ncounter = "{rig.counter}"\n'
-            f'[plugins.user-approval]\nanswerers = ["defer"]\n{expiry}'
-        )
+        rig.profile.write_text(deferring_profile(rig.counter, expires))
         rig.scenario.write_text(scenario)
         return rig
 
