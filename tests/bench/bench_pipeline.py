@@ -58,7 +58,7 @@ class Plugin:
         pass
     @hookimpl
     def tools_register(self, register):
-        register(ToolSpec("noop", "no-op", SCHEMA, {"type": "object"}, "read-only", True, body))
+        register(ToolSpec("noop", "no-op", SCHEMA, {}, "read-only", True, body))
     @hookimpl
     def tools_pre_execute(self, call):
         return None

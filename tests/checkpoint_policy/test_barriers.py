@@ -30,7 +30,7 @@ def tools_register(self, register):
         Plugin.bodies.append((ctx.call_id, flushed.count("tool/dispatch")))
         return ToolOutput("ok")
     schema = {"type": "object", "properties": {}, "additionalProperties": False}
-    register(ToolSpec("probe", "notes the flushes", schema, {"type": "object"}, "write", False,
+    register(ToolSpec("probe", "notes the flushes", schema, {}, "write", False,
                       body))
 """
 

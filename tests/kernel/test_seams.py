@@ -31,7 +31,7 @@ TOOL = """
 def tools_register(self, register):
     async def body(ctx):
         return ToolOutput("ok")
-    register(ToolSpec("{tool}", "a tool", {{"type": "object"}}, {{"type": "object"}},
+    register(ToolSpec("{tool}", "a tool", {{"type": "object"}}, {{}},
                       "read-only", True, body))
 """
 
@@ -44,7 +44,7 @@ def invocation(name: str = "probe") -> ToolInvocation:
     async def body(ctx: Any) -> ToolOutput:
         return ToolOutput("body ran")
 
-    spec = ToolSpec(name, "probe", {"type": "object"}, {"type": "object"}, "write", False, body)
+    spec = ToolSpec(name, "probe", {"type": "object"}, {}, "write", False, body)
     return ToolInvocation(
         session_id="s",
         turn=1,

@@ -36,7 +36,7 @@ COUNTER = plugin_source(
             return ToolOutput(f"counted {ctx.arguments['n']}")
 
         register(ToolSpec("count_write", "appends a line to the counter file", schema,
-                          {"type": "object"}, "write", False, body))
+                          {}, "write", False, body))
 
     @hookimpl
     def tools_pre_execute(self, call):

@@ -19,6 +19,7 @@ from seamhost.kernel.bundle import build_bundle
 from seamhost.kernel.catalogue import SEAMS
 from seamhost.kernel.profile.resolve import resolve_profile
 from seamhost.run.agent import Agent
+from seamhost.run.probing import probe_unknowns
 from seamhost.run.sessions import create_session
 from seamhost.testing.sites import PluginSite
 from tests.conftest import plugin_source
@@ -34,7 +35,7 @@ PROBE_BODY = """
 @hookimpl
 def tools_register(self, register):
     schema = {"type": "object", "properties": {}, "additionalProperties": False}
-    register(ToolSpec("probe", "leaves a marker", schema, {"type": "object"}, "write", False, body,
+    register(ToolSpec("probe", "leaves a marker", schema, {}, "write", False, body,
                       runs_subprocesses=self.ctx.config.get("spawns", False)))
 """
 PROBE_SCHEMA = '{"type": "object", "properties": {"spawns": {"type": "boolean"}}}'
@@ -104,6 +105,23 @@ RAISING = {
         "[]",
     ),
 }
+# A writing tool whose body leaves its marker, then outlives the profile's tool timeout: its
+# outcome is unknown, and only its own plugin's status probe may resolve it.
+SLOW_PROBE = """
+@hookimpl
+def tools_register(self, register):
+    import asyncio
+    from pathlib import Path
+    async def body(ctx):
+        Path(ctx.workspace, "body-ran").write_text(ctx.call_id)
+        await asyncio.sleep(30)
+    register(ToolSpec("probe", "stalls", {"type": "object"}, {}, "write", False, body,
+                      status_query=self.STATUS_QUERY))
+"""
+RECONCILE_RAISES = (
+    "STATUS_QUERY = True\n" + SLOW_PROBE + "@hookimpl\ndef tools_reconcile(self, probe):\n"
+    "    raise RuntimeError('the ledger is down')\n"
+)
 ASK = "@hookimpl\ndef tools_pre_execute(self, call):\n    return Decision.ask('needs a person')\n"
 FLUSH_OK = "@hookimpl\ndef session_flush(self, session):\n    pass\n"
 
@@ -168,9 +186,26 @@ CASES: dict[tuple[str, str], tuple[dict[str, tuple[str, str]], str, str, bool]] 
         "POST_EXECUTE_BLOCKED",
         True,
     ),
+    # An unknown outcome nobody can probe stays unknown; a raising probe writes nothing.
+    ("tools/reconcile", "missing"): (
+        {"slow": ("STATUS_QUERY = False\n" + SLOW_PROBE, "[]")},
+        "reconcile",
+        "TOOL_OUTCOME_UNKNOWN",
+        True,
+    ),
+    ("tools/reconcile", "raising"): (
+        {"slow": (RECONCILE_RAISES, "[]")},
+        "reconcile",
+        "TOOL_OUTCOME_UNKNOWN",
+        True,
+    ),
     ("tools/result", "missing"): ({}, "", "ok", True),
     ("tools/result", "raising"): ({"bad": RAISING["tools/result"]}, "", "ok", True),
 }
+
+
+def extra_probes(extra: dict[str, tuple[str, str]]) -> bool:
+    return any("def tools_reconcile" in body for body, _ in extra.values())
 
 
 def test_every_seam_is_in_the_matrix_both_ways() -> None:
@@ -194,7 +229,7 @@ def run_case(site: PluginSite, tmp: Path, extra: dict[str, tuple[str, str]], fla
     )
     tables = (
         []
-        if flags == "no-probe"
+        if flags in ("no-probe", "reconcile")
         else ["[plugins.probe]\n" + ("spawns = true\n" if flags == "spawns" else "")]
     )
     for name, (body, provides) in extra.items():
@@ -208,6 +243,8 @@ def run_case(site: PluginSite, tmp: Path, extra: dict[str, tuple[str, str]], fla
         tables.append('[require]\nseams = ["session/store"]\n')
     if flags == "spawns":
         tables.append('[sandbox]\nmode = "workspace-write"\n')
+    if flags == "reconcile":
+        tables.append("[limits]\ntool_timeout_s = 0.2\n")
     profile = site.profile("case.toml", "\n".join(tables))
     workspace = tmp / "ws"
     workspace.mkdir(exist_ok=True)
@@ -224,6 +261,10 @@ def run_case(site: PluginSite, tmp: Path, extra: dict[str, tuple[str, str]], fla
     if outcome.reason == "error" and not results:
         return "turn-error"
     assert len(results) == 1, [r.type for r in session.records]
+    if flags == "reconcile":
+        reports = asyncio.run(probe_unknowns(bundle, session, workspace))
+        assert [r.outcome for r in reports] == ["failed" if extra_probes(extra) else "no-probe"]
+        assert not [r for r in session.records if r.type.startswith("tool/reconcile")]
     error: Any = results[0].data.get("error")
     return "ok" if error is None else str(error["code"])
 

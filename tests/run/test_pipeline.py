@@ -28,7 +28,7 @@ ACTIVE = [0, 0]          # current, peak concurrency
 def _spec(name, effect, safe, body, **kw):
     properties = {"ms": {"type": "integer"}, "path": {"type": "string"}}
     schema = {"type": "object", "properties": properties, "additionalProperties": False}
-    return ToolSpec(name, name, schema, {"type": "object"}, effect, safe, body, **kw)
+    return ToolSpec(name, name, schema, {}, effect, safe, body, **kw)
 async def _work(ctx, name):
     RUNS.append(("start", name, ctx.call_id))
     ACTIVE[0] += 1
@@ -348,15 +348,22 @@ def test_a_raising_body_is_a_tool_error(make_bundle: BundleMaker, workspace: Pat
     assert "disk on fire" in results[0].content
 
 
-def test_a_slow_body_times_out(make_bundle: BundleMaker, workspace: Path) -> None:
+@pytest.mark.parametrize(
+    ("tool", "code"), [("read", "TOOL_TIMEOUT"), ("write", "TOOL_OUTCOME_UNKNOWN")]
+)
+def test_a_slow_body_times_out(
+    make_bundle: BundleMaker, workspace: Path, tool: str, code: str
+) -> None:
+    """A read-only body stopped by its timeout timed out; a writing one may have had its effect."""
     bundle = make(make_bundle)
     session = create_session(bundle)
     session.append(TurnStart(turn=1))
     pipeline = ToolPipeline(bundle, session, workspace, ApprovalService(), tool_timeout=0.05)
-    results = asyncio.run(
-        pipeline.run_step(1, 1, propose(("write", {"ms": 2000})), asyncio.Event())
-    )
-    assert codes(results) == ["TOOL_TIMEOUT"]
+    results = asyncio.run(pipeline.run_step(1, 1, propose((tool, {"ms": 2000})), asyncio.Event()))
+    assert codes(results) == [code]
+    if tool == "write":
+        assert results[0].meta["stopped"] == "TOOL_TIMEOUT"
+        assert "reconcile" in results[0].content
 
 
 # -- ordering -----------------------------------------------------------------------------------
@@ -529,7 +536,7 @@ def tools_register(self, register):
         result = await ctx.runner.run(("true",))
         return ToolOutput(str(result.returncode))
     schema = {"type": "object", "properties": {}, "additionalProperties": False}
-    register(ToolSpec("spawn_true", "runs true", schema, {"type": "object"}, "write", False,
+    register(ToolSpec("spawn_true", "runs true", schema, {}, "write", False,
                       body, runs_subprocesses=True))
 """
 

@@ -32,7 +32,7 @@ class Plugin:
         self.ctx = ctx
     @hookimpl
     def tools_register(self, register):
-        register(ToolSpec("probe", "records its runs", schema, {"type": "object"}, "write", False,
+        register(ToolSpec("probe", "records its runs", schema, {}, "write", False,
                           body))
     @hookimpl
     def tools_pre_execute(self, call):

@@ -35,8 +35,8 @@ async def body(ctx):
 BODY = """
 @hookimpl
 def tools_register(self, register):
-    register(ToolSpec("read", "read", SCHEMA, {"type": "object"}, "read-only", True, body))
-    register(ToolSpec("write", "write", SCHEMA, {"type": "object"}, "write", False, body))
+    register(ToolSpec("read", "read", SCHEMA, {}, "read-only", True, body))
+    register(ToolSpec("write", "write", SCHEMA, {}, "write", False, body))
 @hookimpl
 def tools_pre_execute(self, call):
     say = call.arguments.get("say", "")

@@ -55,7 +55,7 @@ class Tools:
         for name, (effect, properties, required) in SCHEMAS.items():
             schema = {"type": "object", "properties": properties, "required": required,
                       "additionalProperties": False}
-            register(ToolSpec(name, name, schema, {"type": "object"}, effect, False, body))
+            register(ToolSpec(name, name, schema, {}, effect, False, body))
 
 
 descriptor = PluginDescriptor(name="policy-tools", factory=Tools)

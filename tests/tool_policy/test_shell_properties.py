@@ -369,7 +369,7 @@ async def body(_ctx: ToolContext) -> ToolOutput:
 
 
 SHELL = RegisteredTool.of(
-    ToolSpec("shell", "run", {"type": "object"}, {"type": "object"}, "write", False, body),
+    ToolSpec("shell", "run", {"type": "object"}, {}, "write", False, body),
     "tools",
 )
 

@@ -206,7 +206,7 @@ class Probe:
 
     @hookimpl
     def tools_register(self, register):
-        register(ToolSpec("probe", "records its runs", SCHEMA, {"type": "object"}, "read-only",
+        register(ToolSpec("probe", "records its runs", SCHEMA, {}, "read-only",
                           False, self.body))
 
     @hookimpl

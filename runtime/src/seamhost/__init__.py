@@ -36,6 +36,9 @@ _EXPORTS = {
     "ToolRegistrar": "seamhost.tool.declaration",
     "ToolSpec": "seamhost.tool.declaration",
     "ToolFailed": "seamhost.tool.result",
+    "Probe": "seamhost.tool.reconcile",
+    "Resolved": "seamhost.tool.reconcile",
+    "Pending": "seamhost.tool.reconcile",
     "ToolResult": "seamhost.tool.result",
     "Block": "seamhost.tool.decision",
     "Decision": "seamhost.tool.decision",
@@ -112,12 +115,15 @@ __all__ = [
     "ModelRequest",
     "PathDenied",
     "PathPolicy",
+    "Pending",
     "PluginContext",
     "PluginDescriptor",
+    "Probe",
     "Profile",
     "Record",
     "Replace",
     "Replacement",
+    "Resolved",
     "RunResult",
     "Runner",
     "SandboxMode",
@@ -230,5 +236,8 @@ if TYPE_CHECKING:
     from seamhost.tool.decision import Verdict as Verdict
     from seamhost.tool.declaration import ToolRegistrar as ToolRegistrar
     from seamhost.tool.declaration import ToolSpec as ToolSpec
+    from seamhost.tool.reconcile import Pending as Pending
+    from seamhost.tool.reconcile import Probe as Probe
+    from seamhost.tool.reconcile import Resolved as Resolved
     from seamhost.tool.result import ToolFailed as ToolFailed
     from seamhost.tool.result import ToolResult as ToolResult

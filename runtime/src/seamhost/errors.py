@@ -245,6 +245,16 @@ class SeamFailed(SeamhostError, RuntimeError):
         return f"{self.seam} failed: {parts}"
 
 
+class ChildLost(SeamhostError, RuntimeError):
+    """A runner lost track of a child it had started, so what the child did is unknown."""
+
+    program: str
+    problem: str
+
+    def __str__(self) -> str:
+        return f"the runner lost {self.program} after starting it: {self.problem}"
+
+
 class SandboxUnavailable(SeamhostError, RuntimeError):
     """A confining mode has no usable `sandbox/confine` provider; nothing was run."""
 

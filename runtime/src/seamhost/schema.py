@@ -50,6 +50,11 @@ class Violation(NamedTuple):
     path: tuple[str | int, ...]
     problem: str
 
+    def at(self, root: str) -> str:
+        """``root.key[0]: problem``: where the violation is, below `root`, and what it is."""
+        where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in self.path)
+        return f"{root}{where}: {self.problem}"
+
 
 Validator = Callable[[Any], "Violation | None"]
 

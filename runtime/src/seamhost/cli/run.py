@@ -272,6 +272,12 @@ async def _drive(agent: Agent, scenario: Script | None, *, resume: bool) -> list
     outcomes: list[TurnOutcome] = []
     messages = list(scenario.user_messages) if scenario is not None else []
     try:
+        if resume:  # design.md §10: what the tools can tell is known before the next step
+            from seamhost.run.probing import probe_unknowns
+
+            await probe_unknowns(
+                agent.bundle, agent.session, agent.workspace, cancelled=agent.cancelled
+            )
         resumed = await agent.resume() if resume else None
         if resumed is not None:  # the parked turn came first; the scenario's later turns follow
             outcomes.append(resumed)

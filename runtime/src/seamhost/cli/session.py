@@ -17,6 +17,8 @@ import click
 
 from seamhost.cli.exitcodes import ExitCode
 from seamhost.cli.output import console, emit_json
+from seamhost.cli.reconcile import reconcile as reconcile_command
+from seamhost.cli.reconcile import unknowns as reconcile_unknowns
 from seamhost.cli.timeline import Timeline, esc, format_time, header_json
 from seamhost.errors import ConfigError, PluginLoadError, PluginNotInstalled, SeamhostError
 
@@ -369,3 +371,8 @@ def _describe_repair(outcome: dict[str, Any], *, dry_run: bool) -> str:
         f"[yellow]{'~' if dry_run else '✓'} {sid}[/yellow]: {verb} turn {plan['turn']}: "
         f"{esc(calls)}; {len(plan['approvals'])} approval(s)"
     )
+
+
+# The reconciliation commands (design.md §10) live in their own module.
+session.add_command(reconcile_unknowns)
+session.add_command(reconcile_command)

@@ -75,6 +75,9 @@ class Timeline:
             "agent/inbox/spliced": self.inbox_spliced,
             "session/repaired": self.repaired,
             "approval/deferred": self.approval_deferred,
+            "tool/attempt/failed": self.attempt_failed,
+            "tool/reconciled": self.reconciled,
+            "tool/reconcile/pending": self.reconcile_pending,
         }
 
     def __call__(self, record: Record) -> None:
@@ -231,6 +234,34 @@ class Timeline:
             body = str(data.get("content") or "")
         if body:
             self.say(4, f"[dim]{clip(body, 120 if not data.get('is_error') else 600)}[/dim]")
+
+    def attempt_failed(self, data: Any) -> None:
+        error = data.get("error") or {}
+        self.say(
+            3,
+            f"[yellow]attempt {data.get('attempt')} of {esc(data['call_id'])} failed[/yellow]: "
+            f"{esc(str(error.get('code')))} {clip(str(error.get('message')), 200)}; "
+            "dispatched again",
+        )
+
+    def reconciled(self, data: Any) -> None:
+        name = esc(self.calls.get(data["call_id"], data["call_id"]))
+        error = data.get("error")
+        outcome = f"[red]{esc(error['code'])}[/red]" if error else "[green]ok[/green]"
+        self.say(
+            0,
+            f"[bold]reconciled[/bold] {name} {esc(data['call_id'])} attempt {data.get('attempt')}"
+            f" → {outcome} (source {esc(str(data.get('source')))})",
+        )
+        self.say(1, f"[dim]{clip(str(data.get('content')), 200)}[/dim]")
+
+    def reconcile_pending(self, data: Any) -> None:
+        self.say(
+            0,
+            f"[yellow]reconcile pending[/yellow] {esc(data['call_id'])} attempt "
+            f"{data.get('attempt')}: {clip(str(data.get('reason')), 120)}; ask again after "
+            f"{format_time(data['retry_at'])} (`seamhost session reconcile --due`)",
+        )
 
     def sandbox_mode(self, data: Any) -> None:
         mode, source = esc(str(data.get("mode"))), esc(str(data.get("source")))

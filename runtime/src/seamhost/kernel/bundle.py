@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import inspect
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import attrs
@@ -193,6 +193,7 @@ def build_bundle(profile: Profile, *, environ: Mapping[str, str] | None = None) 
         raise PluginLoadError(plugin, "hooks", str(exc)) from exc
     seams = Seams(pm, plugin_names=registered, trace=env.get(TRACE_ENV, "") not in ("", "0"))
     tools = seams.tools_register()
+    _check_status_queries(seams.implementers("tools/reconcile"), tools)
     snapshot = BundleSnapshot(
         profile=profile.name,
         sandbox_mode=str(profile.sandbox.mode),
@@ -211,6 +212,24 @@ def build_bundle(profile: Profile, *, environ: Mapping[str, str] | None = None) 
         ),
     )
     return Bundle(profile, pm, seams, tools, snapshot)
+
+
+def _check_status_queries(probing: Sequence[str], tools: Mapping[str, RegisteredTool]) -> None:
+    """A ``status_query`` tool's plugin implements ``tools/reconcile``, and only such a plugin."""
+    declaring = {tool.plugin for tool in tools.values() if tool.spec.status_query}
+    for plugin in sorted(declaring - set(probing)):
+        names = sorted(n for n, t in tools.items() if t.plugin == plugin and t.spec.status_query)
+        raise SeamContractError(
+            "tools/reconcile",
+            plugin,
+            f"declares status_query for {', '.join(names)} but implements no tools/reconcile hook",
+        )
+    for plugin in sorted(set(probing) - declaring):
+        raise SeamContractError(
+            "tools/reconcile",
+            plugin,
+            "implements tools/reconcile but registers no tool with status_query=True",
+        )
 
 
 def _check_single_providers(entries: tuple[PluginEntry, ...]) -> None:

@@ -23,6 +23,7 @@ class Mode(enum.StrEnum):
     TRANSFORM = "transform"  # in order: accept, replace or block; a raise counts as block
     NOTIFY = "notify"  # fire-and-forget observers; failures are logged and contained
     BARRIER = "barrier"  # all run and are awaited; the first failure is raised after all settle
+    OWNER = "owner"  # only the plugin that registered the tool in question is asked
 
 
 class Seam(NamedTuple):
@@ -69,6 +70,11 @@ SEAMS: dict[str, Seam] = {
         Seam("sandbox/confine", Mode.PROVIDER, "SANDBOX_UNAVAILABLE for any confining mode"),
         Seam("tools/post-execute", Mode.TRANSFORM, "the result is accepted"),
         Seam("tools/result", Mode.NOTIFY, "nothing"),
+        Seam(
+            "tools/reconcile",
+            Mode.OWNER,
+            "unknown outcomes stay unknown until a person reconciles them",
+        ),
     )
 }
 

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from seamhost.tool.call import ExecuteNext, ToolExecution, ToolInvocation
     from seamhost.tool.decision import Block, Decision, Replace
     from seamhost.tool.declaration import ToolRegistrar
+    from seamhost.tool.reconcile import Probe, ProbeAnswer
     from seamhost.tool.result import ToolResult
 
 PROJECT = "seamhost"
@@ -301,4 +302,25 @@ def tools_result(call: ToolInvocation | None, result: ToolResult) -> Awaitable[N
     Return value: ignored.
 
     Missing: nothing happens. Raising: logged and contained; the result is unchanged.
+    """
+
+
+@hookspec
+def tools_reconcile(probe: Probe) -> ProbeAnswer | Awaitable[ProbeAnswer]:
+    """Seam ``tools/reconcile`` (owner): look up what an attempt whose outcome is unknown did.
+
+    Called for a call of a tool this plugin registered with ``status_query=True`` whose result
+    was ``TOOL_OUTCOME_UNKNOWN``, once per attempt and probe pass (``seamhost session reconcile``,
+    ``seamhost run --resume``), with the attempt's ``idempotency_key``, a deadline and a
+    cancellation signal. Only the plugin that registered the tool is asked. The implementation
+    looks the effect up in the external system; it must never run the tool's body.
+
+    Return value: :class:`~seamhost.tool.reconcile.Resolved` (the result, validated against the
+    tool's output schema, or an authoritative error) or :class:`~seamhost.tool.reconcile.Pending`
+    (ask again later; recorded with its retry time).
+
+    Missing: the outcome stays unknown until a person reconciles it. A plugin that declares a
+    ``status_query`` tool without implementing the seam, or implements it without declaring one,
+    fails at startup. Raising, answering anything else or missing the deadline: fails closed,
+    nothing is written.
     """

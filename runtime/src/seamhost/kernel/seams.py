@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from seamhost.errors import (
     SeamFailed,
     SeamhostError,
+    SeamUnavailable,
     describe,
 )
 from seamhost.kernel import chains, dispatch
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
     from seamhost.tool.call import ToolExecution, ToolInvocation
     from seamhost.tool.decision import Decision
     from seamhost.tool.declaration import RegisteredTool
+    from seamhost.tool.reconcile import Probe, ProbeAnswer
     from seamhost.tool.result import ToolResult
 
 
@@ -250,6 +252,29 @@ class Seams:
         return chains.transform(
             "tools/post-execute", self._impls["tools/post-execute"], call, result, trace=self._trace
         )
+
+    async def tools_reconcile(self, tool: RegisteredTool, probe: Probe) -> ProbeAnswer:
+        """``tools/reconcile``: ask the plugin that registered `tool` about one attempt.
+
+        Raises `SeamUnavailable` when that plugin does not implement the seam, and `SeamFailed`
+        when it raises or answers anything but ``Resolved`` or ``Pending`` (fail closed).
+        """
+        from seamhost.tool.reconcile import Pending, Resolved
+
+        impls = [i for i in self._impls["tools/reconcile"] if i.plugin == tool.plugin]
+        if not impls:
+            raise SeamUnavailable("tools/reconcile")
+        impl = impls[0]
+        try:
+            answer = await dispatch.settle(impl.call(probe))
+        except Exception as exc:
+            raise SeamFailed("tools/reconcile", ((impl.plugin, describe(exc)),)) from exc
+        if not isinstance(answer, (Resolved, Pending)):
+            problem = f"answered {type(answer).__name__}, not Resolved or Pending"
+            raise SeamFailed("tools/reconcile", ((impl.plugin, problem),))
+        if self._trace.enabled:
+            self._trace("tools/reconcile", impl.plugin, type(answer).__name__.lower())
+        return answer
 
     def tools_result(self, call: ToolInvocation | None, result: ToolResult) -> None:
         """``tools/result``: notify observers; their failures never change the result."""

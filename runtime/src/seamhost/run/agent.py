@@ -71,23 +71,27 @@ class Agent:
         *,
         workspace: Path,
         approvals: ApprovalService | None = None,
-        parallelism: int = 4,
-        max_steps: int = 32,
+        parallelism: int | None = None,
+        max_steps: int | None = None,
         tool_timeout: float | None = None,
+        tool_retries: int | None = None,
         visible_tools: Iterable[str] | None = None,
     ) -> None:
+        # Each bound not given here is the profile's ``[limits]`` value.
+        limits = bundle.profile.limits
         self.bundle = bundle
         self.session = session
         self.workspace = workspace
-        self.max_steps = max_steps
+        self.max_steps = limits.max_steps if max_steps is None else max_steps
         self.cancelled = asyncio.Event()
         self.pipeline = ToolPipeline(
             bundle,
             session,
             workspace,
             approvals or bundle.seams.approval_service() or ApprovalService(),
-            parallelism=parallelism,
-            tool_timeout=tool_timeout,
+            parallelism=limits.parallelism if parallelism is None else parallelism,
+            tool_timeout=limits.tool_timeout_s if tool_timeout is None else tool_timeout,
+            tool_retries=limits.tool_retries if tool_retries is None else tool_retries,
         )
         names = set(bundle.tools) if visible_tools is None else set(visible_tools)
         self._tools = tuple(
@@ -262,6 +266,16 @@ class Agent:
                     "call_id": data["call_id"],
                     "content": data["content"],
                     "is_error": data["is_error"],
+                }
+            )
+        elif kind == "tool/reconciled":
+            # design.md §10: the model learns at its next step what an unknown outcome was.
+            self._messages.append(
+                {
+                    "role": "context",
+                    "content": f"The outcome of call {data['call_id']} (attempt "
+                    f"{data['attempt']}), reported TOOL_OUTCOME_UNKNOWN, is now known from "
+                    f"{data['source']}: {data['content']}",
                 }
             )
         elif kind == "agent/inbox/spliced":

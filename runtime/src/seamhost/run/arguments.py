@@ -42,10 +42,7 @@ def parse_arguments(validator: Validator, raw: str) -> dict[str, Any] | str:
         return str(exc)
     violation = validator(arguments)
     if violation is not None:
-        where = "arguments" + "".join(
-            f"[{p}]" if isinstance(p, int) else f".{p}" for p in violation.path
-        )
-        return f"{where}: {violation.problem}"
+        return violation.at("arguments")
     return arguments
 
 

@@ -41,24 +41,27 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from seamhost import jsonvalue
 from seamhost.approval.service import ApprovalService
-from seamhost.errors import ErrorCode, SandboxUnavailable, describe
+from seamhost.errors import ErrorCode
 from seamhost.jsonvalue import FrozenDict
 from seamhost.llm.adapter import ToolCallProposal
+from seamhost.run.attempts import check_output, retry, run_body, stopped
 from seamhost.run.confining import Confinement, batches
 from seamhost.run.governance import Governance
 from seamhost.run.outcomes import Deferred, Ready, Refused, aborted
+from seamhost.schema import Validator, compile_schema
 from seamhost.session.events import (
     InboxSpliced,
+    ToolAttemptFailed,
     ToolCall,
     ToolDispatch,
     ToolError,
     ToolResultEvent,
 )
 from seamhost.session.live import now_ms
-from seamhost.tool.call import ToolContext, ToolExecution, ToolInvocation, ToolOutput
-from seamhost.tool.result import ToolFailed, ToolResult
+from seamhost.tool.call import ToolContext, ToolExecution, ToolInvocation
+from seamhost.tool.reconcile import idempotency_key
+from seamhost.tool.result import ToolResult
 
 if TYPE_CHECKING:
     from seamhost.kernel.bundle import Bundle
@@ -76,11 +79,13 @@ class ToolPipeline:
     approvals: ApprovalService
     parallelism: int = 4
     tool_timeout: float | None = None
+    tool_retries: int = 0
     _used_grants: set[str] = attrs.field(factory=set, init=False)
     _roots: tuple[Path, ...] = attrs.field(init=False)
     # The decision trail of each call being executed, by the id of its invocation: the body
     # puts it in its result's meta (a wrapper that passes another invocation just misses it).
     _trails: dict[int, tuple[FrozenDict, ...]] = attrs.field(factory=dict, init=False)
+    _outputs: dict[str, Validator] = attrs.field(factory=dict, init=False)  # by tool name
     _sandbox: Confinement = attrs.field(init=False)
     _governance: Governance = attrs.field(init=False)
     # The approval the last step parked on (design.md §11), ``None`` when it ran to its end.
@@ -228,14 +233,7 @@ class ToolPipeline:
             if cancelled.is_set():
                 settled[index] = aborted(call.call_id)
                 continue
-            self.session.append(
-                ToolDispatch(
-                    call_id=call.call_id,
-                    attempt=1,
-                    sandbox_mode=call.sandbox_mode.value,
-                    args_digest=call.args_digest,
-                )
-            )
+            self.session.append(dispatch_record(call, 1))
             dispatched.append((index, item))
         if len(dispatched) == 1:
             index, item = dispatched[0]
@@ -275,12 +273,24 @@ class ToolPipeline:
                     "the approval does not cover this dispatch; refused",
                 )
             self._used_grants.add(item.grant.approval_id)
-        execution = ToolExecution(call, 1, cancelled, session=self.session, parent=parent)
-        self._trails[id(call)] = item.decisions  # the body's result carries them from the start
-        try:
-            result = await self.bundle.seams.tools_execute(execution, self._terminal)
-        finally:
-            del self._trails[id(call)]
+        attempt = 1
+        while True:
+            execution = ToolExecution(call, attempt, cancelled, session=self.session, parent=parent)
+            self._trails[id(call)] = item.decisions  # the body's result carries them at once
+            try:
+                result = await self.bundle.seams.tools_execute(execution, self._terminal)
+            finally:
+                del self._trails[id(call)]
+            if cancelled.is_set() or not retry(result, call.tool.spec, attempt, self.tool_retries):
+                break
+            # design.md §10: the failed attempt is recorded, then the next dispatch, which the
+            # checkpoint in tools/execute makes durable before the body runs again.
+            error = result.error or ToolError(ErrorCode.TOOL_ERROR, result.content)
+            self.session.append(
+                ToolAttemptFailed(call_id=call.call_id, attempt=attempt, error=error)
+            )
+            attempt += 1
+            self.session.append(dispatch_record(call, attempt))
         result = await self.bundle.seams.tools_post_execute(call, result)
         if result.meta.get("decisions") is not item.decisions:  # made or replaced on the way
             result = result.with_meta(decisions=item.decisions)
@@ -297,49 +307,19 @@ class ToolPipeline:
             writable_roots=self._roots,
             cancelled=execution.cancelled,
             runner=self._sandbox.runner(call.sandbox_mode),
+            session_id=call.session_id,
+            attempt=execution.attempt,
+            idempotency_key=idempotency_key(call.session_id, call.call_id),
         )
         meta: dict[str, Any] = {"sandbox_mode": str(call.sandbox_mode)}
         trail = self._trails.get(id(call))
         if trail is not None:
             meta["decisions"] = trail
-        output: ToolOutput  # a body is typed loosely in its declaration (tool/declaration.py)
-        try:
-            if self.tool_timeout is None:
-                output = await spec.body(context)
-            else:
-                output = await asyncio.wait_for(spec.body(context), self.tool_timeout)
-        except TimeoutError:
-            return ToolResult.failure(
-                call.call_id,
-                ErrorCode.TOOL_TIMEOUT,
-                f"{spec.name} did not finish within {self.tool_timeout:g}s",
-                **meta,
-            )
-        except ToolFailed as exc:
-            return attrs.evolve(
-                ToolResult.failure(call.call_id, exc.code, exc.message, **meta), value=exc.value
-            )
-        except SandboxUnavailable as exc:
-            return ToolResult.failure(call.call_id, ErrorCode.SANDBOX_UNAVAILABLE, str(exc), **meta)
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:
-            return ToolResult.failure(
-                call.call_id, ErrorCode.TOOL_ERROR, f"{spec.name} failed: {describe(exc)}", **meta
-            )
-        for key, value in output.meta.items():
-            meta[key] = jsonvalue.freeze(value)
-        error = None
-        if output.is_error:
-            error = ToolError(output.error_code or ErrorCode.TOOL_ERROR, output.content)
-        return ToolResult(
-            call.call_id,
-            output.content,
-            value=output.value,
-            error=error,
-            meta=FrozenDict(meta),  # every value is frozen: taken as it is, trail included
-            additional_contexts=output.additional_contexts,
-        )
+        result = await run_body(spec, context, self.tool_timeout, meta)
+        validator = self._outputs.get(spec.name)
+        if validator is None:  # the bundle's tools are fixed: compile each schema once
+            validator = self._outputs[spec.name] = compile_schema(spec.output_schema)
+        return stopped(check_output(result, spec, validator), spec)
 
     # -- step 12 ------------------------------------------------------------------------------
 
@@ -359,4 +339,17 @@ class ToolPipeline:
         )
 
 
-__all__ = ["ToolPipeline"]
+def dispatch_record(call: ToolInvocation, attempt: int) -> ToolDispatch:
+    """The ``tool/dispatch`` of `attempt`: what repair and reconciliation will read."""
+    spec = call.tool.spec
+    return ToolDispatch(
+        call_id=call.call_id,
+        attempt=attempt,
+        sandbox_mode=call.sandbox_mode.value,
+        args_digest=call.args_digest,
+        effect=spec.effect,
+        idempotent=spec.idempotent,
+    )
+
+
+__all__ = ["ToolPipeline", "dispatch_record"]

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from seamhost.errors import SandboxUnavailable, SeamhostError, describe
+from seamhost.errors import ChildLost, SandboxUnavailable, SeamhostError, describe
 from seamhost.sandbox.confinement import ConfinedCommand, ConfineRequest
 from seamhost.sandbox.policy import Enforcement, ExitVerdict, SandboxMode
 
@@ -160,10 +160,12 @@ class SandboxRunner:
                 timed_out = True
                 _kill_group(transport.get_pid())
                 await capture.exited
-            except BaseException:
+            except BaseException as exc:
                 # Cancellation: never abandon a started process; kill it and let it settle.
                 _kill_group(transport.get_pid())
                 await capture.exited
+                if isinstance(exc, Exception):  # not a cancellation: the child was lost
+                    raise ChildLost(argv[0], describe(exc)) from exc
                 raise
             try:
                 # A descendant that left the process group may still hold the pipes: once the

@@ -16,6 +16,8 @@ TurnEndReason = Literal["completed", "aborted", "error", "interrupted"]
 # What `approval/decided` may record: every outcome but `deferred`, which is `approval/deferred`.
 ApprovalOutcomeName = Literal["allowed-once", "rejected", "cancelled", "unavailable"]
 SandboxModeName = Literal["read-only", "workspace-write", "danger-full-access"]
+EffectName = Literal["read-only", "write"]
+ReconciledOutcome = Literal["result", "error"]
 
 
 @attrs.frozen
@@ -152,6 +154,9 @@ class ToolDispatch(Event):
     attempt: int
     sandbox_mode: SandboxModeName
     args_digest: str
+    # What the tool declared, so that repair and reconciliation can advise from the log alone.
+    effect: EffectName | None = None
+    idempotent: bool | None = None
 
 
 @attrs.frozen
@@ -178,6 +183,47 @@ class ToolResultEvent(Event):
     error: ToolError | None = None
     value: Any = None
     meta: Mapping[str, Any] | None = None
+
+
+@attrs.frozen
+class ToolAttemptFailed(Event):
+    """An attempt of a retry-safe call failed retryably; the next ``tool/dispatch`` follows."""
+
+    TYPE: ClassVar[str] = "tool/attempt/failed"
+    call_id: str
+    attempt: int
+    error: ToolError
+
+
+@attrs.frozen
+class ToolReconciled(Event):
+    """Evidence resolved an unknown outcome of one attempt (design.md §10).
+
+    The ``TOOL_OUTCOME_UNKNOWN`` result stays; this record says what really happened, who said
+    so (`source`) and the digest of the evidence, bound to the call's `args_digest`.
+    """
+
+    TYPE: ClassVar[str] = "tool/reconciled"
+    call_id: str
+    attempt: int
+    args_digest: str
+    source: str
+    outcome: ReconciledOutcome
+    evidence_digest: str
+    content: str
+    value: Any = None
+    error: ToolError | None = None
+
+
+@attrs.frozen
+class ReconcilePending(Event):
+    """A status probe could not tell yet; `retry_at` (ms) is when to ask again."""
+
+    TYPE: ClassVar[str] = "tool/reconcile/pending"
+    call_id: str
+    attempt: int
+    retry_at: int
+    reason: str
 
 
 @attrs.frozen
@@ -228,6 +274,9 @@ CORE_EVENTS: tuple[type[Event], ...] = (
     ApprovalPolicy,
     ToolDispatch,
     ToolResultEvent,
+    ToolAttemptFailed,
+    ToolReconciled,
+    ReconcilePending,
     SandboxModeChanged,
     InboxSpliced,
     SessionRepaired,

@@ -39,9 +39,31 @@ NOT_STARTED_ADVICE = (
 )
 UNKNOWN_ADVICE = (
     "the process stopped after this call was dispatched and before its result was recorded: "
-    "it may or may not have taken effect. Retry it only if it is read-only or idempotent; "
-    "otherwise check the external state (the call id is its idempotency key) or ask the user."
+    "it may or may not have taken effect. "
 )
+RETRY_ADVICE = {
+    "read-only": "The tool is read-only: it may be retried.",
+    "idempotent": "The tool is idempotent: retry it with the same idempotency key "
+    "(<session id>:<call id>), or reconcile it (`seamhost session reconcile`).",
+    "write": "The tool is neither read-only nor idempotent: do not retry it blindly; check the "
+    "external system (the idempotency key is <session id>:<call id>), then reconcile it "
+    "(`seamhost session reconcile`) or ask the user.",
+    None: "Retry it only if it is read-only or idempotent; otherwise check the external state "
+    "(the idempotency key is <session id>:<call id>) or ask the user.",
+}
+
+
+def unknown_advice(effect: str | None, idempotent: bool | None) -> str:
+    """What to do about an unknown outcome of a tool with this declared effect and idempotency.
+
+    ``None`` for both (a log written before dispatch records carried them) gives general advice.
+    """
+    key = effect
+    if effect == "write" and idempotent:
+        key = "idempotent"
+    return RETRY_ADVICE[key]
+
+
 UNKNOWN_NO_BARRIERS = (
     "the session was written without checkpoint barriers, so the log cannot tell whether this "
     "call started. "
@@ -55,6 +77,8 @@ class ClosedCall:
     call_id: str
     name: str
     code: ErrorCode
+    effect: str | None = None  # as the call's last dispatch record declared it
+    idempotent: bool | None = None
 
 
 @attrs.frozen
@@ -104,9 +128,11 @@ def plan_repair(
     approvals = _undecided_approvals(tail)
     events: list[tuple[str, dict[str, Any]]] = []
     for call in calls:
-        advice = NOT_STARTED_ADVICE if call.code is ErrorCode.TOOL_NOT_STARTED else UNKNOWN_ADVICE
-        if call.code is ErrorCode.TOOL_OUTCOME_UNKNOWN and not header.barriers:
-            advice = UNKNOWN_NO_BARRIERS + advice
+        advice = NOT_STARTED_ADVICE
+        if call.code is ErrorCode.TOOL_OUTCOME_UNKNOWN:
+            advice = UNKNOWN_ADVICE + unknown_advice(call.effect, call.idempotent)
+            if not header.barriers:
+                advice = UNKNOWN_NO_BARRIERS + advice
         events.append(
             (
                 "tool/result",
@@ -168,7 +194,7 @@ def _unfinished_calls(
         return ()
     proposed: list[tuple[str, str]] = []
     finished: set[str] = set()
-    dispatched: set[str] = set()
+    dispatched: dict[str, Any] = {}
     for record in _in_step(tail, step):
         data = record.data
         if record.type == "assistant/message":
@@ -176,7 +202,7 @@ def _unfinished_calls(
         elif record.type == "tool/call" and data["call_id"] not in {c for c, _ in proposed}:
             proposed.append((data["call_id"], data["name"]))
         elif record.type == "tool/dispatch":
-            dispatched.add(data["call_id"])
+            dispatched[data["call_id"]] = data
         elif record.type == "tool/result":
             finished.add(data["call_id"])
     closed = []
@@ -185,7 +211,9 @@ def _unfinished_calls(
             continue
         started = call_id in dispatched or not barriers
         code = ErrorCode.TOOL_OUTCOME_UNKNOWN if started else ErrorCode.TOOL_NOT_STARTED
-        closed.append(ClosedCall(call_id, name, code))
+        dispatch = dispatched.get(call_id, {})
+        effect, idempotent = dispatch.get("effect"), dispatch.get("idempotent")
+        closed.append(ClosedCall(call_id, name, code, effect, idempotent))
     return tuple(closed)
 
 

@@ -10,7 +10,8 @@ is what repair guarantees. The rules:
 * every call an ``assistant/message`` proposes gets exactly one ``tool/result`` in its step,
   before ``step/end``; no result exists for a call that was not proposed in that step;
 * every ``approval/asked`` is decided at most once, and before its turn ends; it may be
-  deferred first (``approval/deferred``, at most once, before any decision).
+  deferred first (``approval/deferred``, at most once, before any decision);
+* a ``tool/reconciled`` record resolves a call whose result was ``TOOL_OUTCOME_UNKNOWN``, once.
 
 A turn parked on a deferred approval (:mod:`seamhost.session.suspension`) is open but not
 unfinished: ``closed=True`` accepts it.
@@ -48,6 +49,7 @@ class _Shape:
         self.asked: set[str] = set()
         self.decided: set[str] = set()
         self.deferred: set[str] = set()
+        self.unknown: set[str] = set()  # calls whose outcome is unknown and not reconciled
         self.next_seq = 0
         self.last_time = 0
 
@@ -113,6 +115,15 @@ class _Shape:
             self._problem(record, f"result for call {call_id} not proposed in this step")
         self.pending.discard(call_id)
         self.results.add(call_id)
+        error = data.get("error") or {}
+        if error.get("code") == "TOOL_OUTCOME_UNKNOWN":
+            self.unknown.add(call_id)
+
+    def _tool_reconciled(self, record: Record, data: Any) -> None:
+        call_id = str(data["call_id"])
+        if call_id not in self.unknown:
+            self._problem(record, f"call {call_id} reconciled, but its outcome was not unknown")
+        self.unknown.discard(call_id)
 
     def _approval_asked(self, record: Record, data: Any) -> None:
         if self.turn is None:

@@ -37,7 +37,7 @@ class Probe:
     @hookimpl
     def tools_register(self, register):
         register(ToolSpec("contract_probe", "records that it ran", SCHEMA,
-                          {"type": "object"}, "read-only", False, self.body))
+                          {}, "read-only", False, self.body))
 
     @hookimpl
     def tools_pre_execute(self, call):

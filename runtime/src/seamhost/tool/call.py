@@ -49,8 +49,9 @@ class Runner(Protocol):
 class ToolContext:
     """What a tool body receives.
 
-    `call_id` is the idempotency key to hand to external systems; `arguments` are validated and
-    frozen; `cancelled` is set when the turn is cancelled; `runner` confines subprocesses.
+    `idempotency_key` (``<session id>:<call id>``, the same for every `attempt` of the call,
+    unique across sessions) is the key to hand to external systems; `arguments` are validated
+    and frozen; `cancelled` is set when the turn is cancelled; `runner` confines subprocesses.
     """
 
     call_id: str
@@ -60,6 +61,9 @@ class ToolContext:
     writable_roots: tuple[Path, ...]
     cancelled: asyncio.Event
     runner: Runner | None = None
+    session_id: str = ""
+    attempt: int = 1
+    idempotency_key: str = ""
 
 
 @attrs.frozen
@@ -77,6 +81,7 @@ class ToolOutput:
     is_error: bool = False
     error_code: ErrorCode | None = None
     additional_contexts: tuple[str, ...] = ()
+    retryable: bool = False
 
 
 @attrs.frozen

@@ -34,10 +34,19 @@ class ToolSpec:
     body: ToolBody = attrs.field(eq=False, repr=False)
     idempotent: bool = False
     runs_subprocesses: bool = False
+    # Its effect can be looked up afterwards by its idempotency key: the plugin that registers
+    # it implements ``tools/reconcile`` (design.md §10). Digested only when set, so declaring
+    # nothing keeps a tool's descriptor digest as it was.
+    status_query: bool = False
+
+    @property
+    def retry_safe(self) -> bool:
+        """Whether dispatching the call again cannot double its effect (read-only or idempotent)."""
+        return self.effect == "read-only" or self.idempotent
 
     def declaration(self) -> dict[str, Any]:
         """The JSON declaration shown to operators and digested into the bundle."""
-        return {
+        declared = {
             "name": self.name,
             "description": self.description,
             "effect": self.effect,
@@ -47,6 +56,9 @@ class ToolSpec:
             "input_schema": dict(self.input_schema),
             "output_schema": dict(self.output_schema),
         }
+        if self.status_query:
+            declared["status_query"] = True
+        return declared
 
 
 @attrs.frozen

@@ -18,6 +18,7 @@ class ToolFailed(SeamhostError, RuntimeError):
     code: ErrorCode
     message: str
     value: Any = None
+    retryable: bool = False  # the failure had no effect; a retry-safe tool may be dispatched again
 
     def __str__(self) -> str:
         return f"{self.code}: {self.message}"

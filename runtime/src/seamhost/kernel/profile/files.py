@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 from seamhost.errors import ConfigError, ProfileCycle, ProfileNotFound
 
 PROFILE_PATH_ENV = "SEAMHOST_PROFILE_PATH"
-SECTIONS = ("profile", "plugins", "sandbox", "require")
+SECTIONS = ("profile", "plugins", "sandbox", "limits", "require")
 
 
 def shipped_dirs(environ: Mapping[str, str] | None = None) -> list[Path]:
@@ -79,6 +79,7 @@ class ProfileFile(NamedTuple):
     plugins: Mapping[str, Mapping[str, Any]]
     sandbox: Mapping[str, Any]
     require: Mapping[str, Any]
+    limits: Mapping[str, Any] = {}
 
     @property
     def label(self) -> str:
@@ -130,6 +131,7 @@ def read_file(path: Path) -> ProfileFile:
         plugins=plugins,
         sandbox=table_of(doc, "sandbox", label),
         require=table_of(doc, "require", label),
+        limits=table_of(doc, "limits", label),
     )
 
 

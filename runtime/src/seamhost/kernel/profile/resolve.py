@@ -41,6 +41,7 @@ from seamhost.errors import (
 from seamhost.jsonvalue import FrozenDict, freeze
 from seamhost.kernel.plugins import Discovery, InstalledPlugin, PluginDescriptor, discover
 from seamhost.kernel.profile.files import ProfileFile, load_chain
+from seamhost.kernel.profile.limits import Limits, merge_limits
 from seamhost.kernel.profile.merge import merge_require, merge_sandbox, resolve_secrets, value_at
 from seamhost.sandbox.policy import SandboxPolicy
 from seamhost.schema import compile_schema
@@ -76,6 +77,7 @@ class Profile:
     sandbox: SandboxPolicy
     require_seams: tuple[str, ...]
     require_plugins: FrozenDict
+    limits: Limits = attrs.field(factory=Limits)
 
     def plugin(self, name: str) -> PluginEntry | None:
         return next((p for p in self.plugins if p.name == name), None)
@@ -101,6 +103,7 @@ class Profile:
                 "writable_roots": [str(r) for r in self.sandbox.writable_roots],
                 "network": self.sandbox.network,
             },
+            "limits": self.limits.to_json(),
             "require": {
                 "seams": list(self.require_seams),
                 "plugins": jsonvalue.thaw(self.require_plugins),
@@ -179,6 +182,7 @@ def resolve_profile(
         sandbox=sandbox,
         require_seams=tuple(sorted({seam for seam, _ in seams})),
         require_plugins=freeze({name: spec for name, (spec, _) in versions.items()}),
+        limits=merge_limits(chain),
     )
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from seamhost.jsonvalue import thaw
 from seamhost.kernel.plugins import PluginDescriptor
+from seamhost.kernel.profile.limits import SCHEMA as LIMITS
 from seamhost.sandbox.policy import SandboxMode
 
 SECRET: dict[str, Any] = {  # a value may be a secret marker instead
@@ -83,6 +84,11 @@ def profile_schema(descriptors: Iterable[PluginDescriptor]) -> dict[str, Any]:
                     "writable_roots": {"type": "array", "items": {"type": "string"}},
                     "network": {"type": "boolean"},
                 },
+            },
+            "limits": {
+                "type": "object",
+                "additionalProperties": False,
+                "properties": LIMITS,
             },
             "require": {
                 "type": "object",

@@ -1,0 +1,225 @@
+"""``seamhost session unknowns`` and ``reconcile``: resolve unknown outcomes (design.md §10).
+
+``unknowns`` lists every unresolved ``TOOL_OUTCOME_UNKNOWN`` across the stored sessions (readers
+never lock). ``reconcile ID CALL_ID`` records evidence from a person or a script; ``reconcile
+--due`` asks the status probes of tools that declare one. Both take the session's writer, so a
+live writer refuses them; evidence that cannot resolve the call is refused with exit 2, one line,
+and nothing written.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from seamhost.cli.exitcodes import ExitCode
+
+if TYPE_CHECKING:
+    from seamhost.kernel.bundle import Bundle
+    from seamhost.run.reconcile import Evidence
+
+PROFILE = click.option(
+    "--profile",
+    "profile_ref",
+    default="default",
+    show_default=True,
+    help="The profile whose store holds the sessions (and whose tools check the evidence).",
+)
+
+
+@click.command()
+@PROFILE
+@click.option("--json", "as_json", is_flag=True, help="One JSON array of the unknown outcomes.")
+def unknowns(profile_ref: str, as_json: bool) -> None:
+    """List every unresolved unknown outcome across the stored sessions."""
+    from seamhost.cli.output import console, emit_json
+    from seamhost.cli.timeline import format_time
+    from seamhost.kernel.bundle import build_bundle
+    from seamhost.kernel.profile.resolve import resolve_profile
+    from seamhost.run.unknowns import stored_unknowns
+
+    found = list(stored_unknowns(build_bundle(resolve_profile(profile_ref)).store))
+    if as_json:
+        emit_json([u.to_json() for u in found])
+        return
+    out = console()
+    if not found:
+        out.print("no unknown outcome is waiting")
+        return
+    for u in found:
+        waits = f"; probe pending until {format_time(u.retry_at)}" if u.retry_at else ""
+        out.print(
+            f"[bold]{u.session_id}[/bold] {u.call_id}  {u.tool} attempt {u.attempt}  "
+            f"{u.arguments[:60]}  (unknown since {format_time(u.time)}{waits})",
+            highlight=False,
+        )
+    out.print(
+        f"{len(found)} unknown outcome(s): resolve with `seamhost session reconcile ID CALL_ID "
+        "--result FILE|--error CODE --message TEXT --source TEXT`, or `--due` for status probes",
+        highlight=False,
+    )
+
+
+@click.command()
+@click.argument("session_id", metavar="ID", required=False)
+@click.argument("call_id", metavar="CALL_ID", required=False)
+@click.option(
+    "--result",
+    "result_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="A JSON file holding the value the call really returned (checked by its output schema).",
+)
+@click.option("--error", "error_code", help="The error code the call really ended with.")
+@click.option("--message", help="What happened, with --error.")
+@click.option("--source", help="Who or what says so (a person, a script, a ticket).")
+@click.option("--attempt", type=int, help="The attempt the evidence is about (default: the last).")
+@click.option("--due", is_flag=True, help="Ask the status probes whose time has come.")
+@PROFILE
+@click.option("--json", "as_json", is_flag=True, help="Print what was recorded as JSON.")
+def reconcile(  # noqa: PLR0917  (click passes every option)
+    session_id: str | None,
+    call_id: str | None,
+    result_file: Path | None,
+    error_code: str | None,
+    message: str | None,
+    source: str | None,
+    attempt: int | None,
+    due: bool,
+    profile_ref: str,
+    as_json: bool,
+) -> None:
+    """Resolve an unknown outcome with evidence, or (--due) by asking the tools' status probes."""
+    from seamhost.kernel.bundle import build_bundle
+    from seamhost.kernel.profile.resolve import resolve_profile
+
+    if due:
+        if call_id is not None or result_file or error_code or message or source or attempt:
+            raise click.UsageError("--due asks the probes; it takes no evidence (at most an ID)")
+        bundle = build_bundle(resolve_profile(profile_ref))
+        _probe_due(bundle, session_id, as_json=as_json)
+        return
+    if session_id is None or call_id is None:
+        raise click.UsageError("give ID and CALL_ID with evidence, or --due")
+    evidence = _evidence(result_file, error_code, message, source)
+    bundle = build_bundle(resolve_profile(profile_ref))
+    _record(bundle, session_id, call_id, evidence, attempt=attempt, as_json=as_json)
+
+
+def _evidence(
+    result_file: Path | None, error_code: str | None, message: str | None, source: str | None
+) -> Evidence:
+    from seamhost.run.reconcile import Evidence
+
+    if (result_file is None) == (error_code is None):
+        raise click.UsageError("give exactly one of --result FILE or --error CODE")
+    if source is None or not source.strip():
+        raise click.UsageError("--source is required: who or what says what happened")
+    if error_code is not None:
+        if not message:
+            raise click.UsageError("--error needs --message: what happened")
+        return Evidence.failure(source, error_code, message)
+    if message is not None:
+        raise click.UsageError("--message goes with --error; a result's content is its value")
+    assert result_file is not None
+    return Evidence.result(source, _read_value(result_file))
+
+
+def _read_value(path: Path) -> Any:
+    import orjson
+
+    from seamhost.errors import ConfigError
+    from seamhost.jsonvalue import LossyValue, check_lossless
+
+    try:
+        value = orjson.loads(path.read_bytes())
+        check_lossless(value, "result")
+    except OSError as exc:
+        raise ConfigError(str(path), "", f"cannot read the result file: {exc.strerror}") from None
+    except orjson.JSONDecodeError as exc:
+        raise ConfigError(str(path), "", f"not valid JSON: {exc}") from None
+    except LossyValue as exc:
+        raise ConfigError(str(path), "", str(exc)) from None
+    return value
+
+
+def _record(
+    bundle: Bundle,
+    session_id: str,
+    call_id: str,
+    evidence: Evidence,
+    *,
+    attempt: int | None,
+    as_json: bool,
+) -> None:
+    from seamhost.cli import fail
+    from seamhost.cli.output import console, emit_json
+    from seamhost.run.reconcile import ReconcileRefused, reconcile
+    from seamhost.run.sessions import bind_session
+
+    try:
+        writer = bundle.store.open(session_id)
+    except LookupError as exc:  # no such session: a bad argument, nothing written
+        fail(exc, ExitCode.USAGE)
+    session = bind_session(bundle, writer)
+    try:
+        try:
+            record = reconcile(bundle, session, call_id, evidence, attempt=attempt)
+        except ReconcileRefused as exc:
+            fail(exc, ExitCode.USAGE)
+        if record is not None:
+            asyncio.run(session.flush())
+    finally:
+        session.close()
+    state = "recorded" if record is not None else "already recorded (same evidence)"
+    if as_json:
+        emit_json({"session_id": session_id, "call_id": call_id, "state": state})
+        return
+    console().print(
+        f"{call_id}: {evidence.outcome} {state} (source {evidence.source}); the model is told "
+        f"at its next step (`seamhost run --resume {session_id}`)",
+        highlight=False,
+    )
+
+
+def _probe_due(bundle: Bundle, session_id: str | None, *, as_json: bool) -> None:
+    from seamhost.cli.output import console, emit_json
+    from seamhost.run.probing import probe_unknowns
+    from seamhost.run.sessions import bind_session
+    from seamhost.run.unknowns import stored_unknowns
+
+    store = bundle.store
+    waiting = sorted({u.session_id for u in stored_unknowns(store)})
+    if session_id is not None:
+        from seamhost.cli import fail
+
+        try:  # an unknown session is an error, not "nothing is due"
+            store.stat(session_id)
+        except LookupError as exc:
+            fail(exc, ExitCode.USAGE)
+        waiting = [s for s in waiting if s == session_id]
+    reports: list[Any] = []
+    for sid in waiting:
+        session = bind_session(bundle, store.open(sid))
+        try:
+            workspace = Path(session.header.cwd)
+            reports += asyncio.run(_probe_and_flush(bundle, session, workspace, probe_unknowns))
+        finally:
+            session.close()
+    if as_json:
+        emit_json([r.to_json() for r in reports])
+        return
+    out = console()
+    for r in reports:
+        out.print(
+            f"{r.session_id} {r.call_id} {r.tool} attempt {r.attempt}: {r.outcome}: {r.detail}"
+        )
+    out.print(f"{len(reports)} unknown outcome(s) looked at", highlight=False)
+
+
+async def _probe_and_flush(bundle: Bundle, session: Any, workspace: Path, probe: Any) -> Any:
+    reports = await probe(bundle, session, workspace)
+    await session.flush()
+    return reports

@@ -1,0 +1,71 @@
+"""The ``[limits]`` table of a profile: kernel-owned bounds on a session's work.
+
+Each key is optional; a later file of the ``extends`` chain overrides an earlier one key by key,
+and a CLI flag overrides the profile. The keys:
+
+* ``max_steps``: steps (model requests) per turn before the turn ends with an error (32);
+* ``parallelism``: concurrency-safe bodies of one step run at most this many at once (4);
+* ``tool_timeout_s``: seconds a tool body may run before it is stopped (no limit);
+* ``tool_retries``: how many more times a call of a read-only or idempotent tool is dispatched
+  after an attempt that failed retryably or ended with an unknown outcome (0). A tool that is
+  neither is never dispatched twice, whatever this says.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from seamhost.errors import ConfigError
+
+if TYPE_CHECKING:
+    from seamhost.kernel.profile.files import ProfileFile
+
+# The JSON Schema of each key (also shown by `seamhost profile schema`).
+SCHEMA: dict[str, dict[str, Any]] = {
+    "max_steps": {"type": "integer", "minimum": 1},
+    "parallelism": {"type": "integer", "minimum": 1},
+    "tool_timeout_s": {"type": "number", "exclusiveMinimum": 0},
+    "tool_retries": {"type": "integer", "minimum": 0},
+}
+
+
+@attrs.frozen
+class Limits:
+    """The resolved ``[limits]`` of a profile."""
+
+    max_steps: int = 32
+    parallelism: int = 4
+    tool_timeout_s: float | None = None
+    tool_retries: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return attrs.asdict(self)
+
+
+def _check(label: str, key: str, value: Any) -> Any:
+    where = f"limits.{key}"
+    if key not in SCHEMA:
+        expected = ", ".join(SCHEMA)
+        raise ConfigError(label, where, f"unknown key; expected one of: {expected}")
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ConfigError(label, where, f"expected a number, got {value!r}")
+    if SCHEMA[key]["type"] == "integer" and not isinstance(value, int):
+        raise ConfigError(label, where, f"expected a whole number, got {value!r}")
+    low = SCHEMA[key].get("minimum")
+    if low is not None and value < low:
+        raise ConfigError(label, where, f"expected at least {low}, got {value!r}")
+    if "exclusiveMinimum" in SCHEMA[key] and value <= 0:
+        raise ConfigError(label, where, f"expected more than 0, got {value!r}")
+    return value
+
+
+def merge_limits(chain: Iterable[ProfileFile]) -> Limits:
+    """The limits of a profile chain: each file overrides the keys it sets."""
+    values: dict[str, Any] = {}
+    for pf in chain:
+        for key, value in pf.limits.items():
+            values[key] = _check(pf.label, key, value)
+    return Limits(**values)

@@ -1,0 +1,75 @@
+"""What a status probe receives and answers (the ``tools/reconcile`` seam, design.md §10).
+
+A tool whose external effect can be looked up afterwards declares ``status_query=True`` in its
+:class:`~seamhost.tool.declaration.ToolSpec`, and the plugin that registers it implements
+``tools/reconcile``. When a call of that tool ended ``TOOL_OUTCOME_UNKNOWN``, the runtime asks
+the plugin about that exact attempt with a :class:`Probe`; the plugin looks the effect up by the
+probe's `idempotency_key` (never by running the body again) and answers :class:`Resolved` or
+:class:`Pending`. A probe that raises, or does not answer by its deadline, fails closed: nothing
+is written and the outcome stays unknown.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from seamhost.jsonvalue import FrozenDict, freeze
+
+if TYPE_CHECKING:
+    import asyncio
+
+
+@attrs.frozen
+class Probe:
+    """The question a status probe answers: what did this attempt of this call do?
+
+    `idempotency_key` is ``<session id>:<call id>``, the key the body was given; `deadline` is
+    the time left in seconds, and `cancelled` is set when the probe must stop.
+    """
+
+    session_id: str
+    call_id: str
+    attempt: int
+    tool: str
+    arguments: FrozenDict
+    args_digest: str
+    idempotency_key: str
+    workspace: Path
+    deadline: float
+    cancelled: asyncio.Event
+
+
+@attrs.frozen
+class Resolved:
+    """The effect was found: what the call returned, or the error it authoritatively ended with.
+
+    A result's `value` is validated against the tool's output schema before it is recorded;
+    `error_code` (with `content` as its message) says the call failed without an effect.
+    """
+
+    content: str
+    value: Any = attrs.field(default=None, converter=freeze)
+    error_code: str | None = None
+
+
+@attrs.frozen
+class Pending:
+    """The external system does not know yet: ask again in `retry_after` seconds."""
+
+    retry_after: float
+    reason: str
+
+
+ProbeAnswer = Resolved | Pending
+"""What ``tools/reconcile`` returns."""
+
+
+def idempotency_key(session_id: str, call_id: str) -> str:
+    """A call's key for external systems: the same for every attempt, unique across sessions."""
+    return f"{session_id}:{call_id}"
+
+
+__all__ = ["Pending", "Probe", "ProbeAnswer", "Resolved", "idempotency_key"]
