@@ -180,7 +180,7 @@ def test_verify_needs_one_id_or_all(root: Path) -> None:
 
 def test_a_missing_session_is_one_line_without_traceback(root: Path) -> None:
     result = run_cli("session", "show", "nope", "--root", str(root))
-    assert result.returncode == ExitCode.FAILURE
+    assert result.returncode == ExitCode.USAGE
     assert result.stderr.startswith("seamhost: error: no session 'nope' under")
     assert "Traceback" not in result.stderr
 
