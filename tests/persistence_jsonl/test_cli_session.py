@@ -163,7 +163,7 @@ def test_verify_all_checks_every_session(store: JsonlStore, root: Path) -> None:
     offset = corrupt(root / "b" / "session.v1.jsonl.zst")
     result = cli("session", "verify", "--all", "--root", str(root), "--json")
     assert result.exit_code == ExitCode.CORRUPT
-    checks = {c["session_id"]: c for c in json.loads(result.output)}
+    checks = {c["session_id"]: c for c in json.loads(result.stdout)}
     assert (checks["a"]["intact"], checks["b"]["intact"], checks["c"]["intact"]) == (
         True,
         False,

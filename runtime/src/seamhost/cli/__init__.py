@@ -87,9 +87,7 @@ class SeamhostGroup(click.Group):
             raise  # a bare group (`seamhost session`): its help, exit 2
         except click.ClickException as exc:
             fail_click(exc)
-        except SeamhostError as exc:
-            fail(exc)
-        except KeyboardInterrupt as exc:
+        except (SeamhostError, KeyboardInterrupt) as exc:
             fail(exc)
 
 
