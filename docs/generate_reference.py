@@ -237,8 +237,10 @@ def _error_classes() -> list[type[BaseException]]:
 def render_exit_codes() -> str:
     lines = _header("Exit codes", "seamhost/cli/exitcodes.py")
     lines += [
-        "What the exit status of a `seamhost` command means. Usage and configuration errors are "
-        "printed as one line, `seamhost: error: ...`, without a traceback.",
+        "What the exit status of a `seamhost` command means. Every status but 0 comes with one "
+        "line on stderr, `seamhost: error: ...`, without a traceback; with `--json`, stdout also "
+        'ends with one `{"error": {...}}` object. The [user guide](../user-guide.md#exit-codes) '
+        "says when each status happens.",
         "",
         "| status | name | meaning |",
         "|---|---|---|",

@@ -163,7 +163,7 @@ def test_verify_all_checks_every_session(store: JsonlStore, root: Path) -> None:
     offset = corrupt(root / "b" / "session.v1.jsonl.zst")
     result = cli("session", "verify", "--all", "--root", str(root), "--json")
     assert result.exit_code == ExitCode.CORRUPT
-    checks = {c["session_id"]: c for c in json.loads(result.output)}
+    checks = {c["session_id"]: c for c in json.loads(result.stdout)}
     assert (checks["a"]["intact"], checks["b"]["intact"], checks["c"]["intact"]) == (
         True,
         False,
@@ -180,7 +180,7 @@ def test_verify_needs_one_id_or_all(root: Path) -> None:
 
 def test_a_missing_session_is_one_line_without_traceback(root: Path) -> None:
     result = run_cli("session", "show", "nope", "--root", str(root))
-    assert result.returncode == ExitCode.FAILURE
+    assert result.returncode == ExitCode.USAGE
     assert result.stderr.startswith("seamhost: error: no session 'nope' under")
     assert "Traceback" not in result.stderr
 

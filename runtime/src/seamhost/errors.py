@@ -6,8 +6,10 @@ The error *value* a failed call ends with, ``{code, message}``, is
 
 Every exception seamhost or a first-party plugin raises on purpose derives from
 :class:`SeamhostError` and from the builtin it is closest to, carries structured fields, and
-renders a message that says what went wrong and what to do. Configuration errors
-(:class:`ConfigError`) are the ones the CLI turns into exit code 2 without a traceback.
+renders a message that says what went wrong and what to do. The CLI prints each as one line
+and turns configuration errors (:class:`ConfigError`...) and :class:`SessionMissing` into exit
+code 2, :class:`SessionDamaged` into 3: a ``session/store`` provider derives its not-found and
+corruption errors from these two, so that every command exits alike whatever store it reads.
 
 **One style.** An error declares its fields as class annotations, like a dataclass, and
 :class:`SeamhostError` does the rest: ``__init__`` takes the fields positionally or by keyword in
@@ -296,6 +298,18 @@ class UnknownEventType(SeamhostError, ValueError):
             f"unknown event type {self.type!r}{where} is not marked ignorable; "
             "install the plugin that defines it or upgrade seamhost"
         )
+
+
+class SessionDamaged(SeamhostError, ValueError):
+    """A stored session's log is damaged; a store's corruption errors derive from this."""
+
+    session_id: str
+
+
+class SessionMissing(SeamhostError, LookupError):
+    """No session is stored under the id asked for; a store's not-found errors derive from this."""
+
+    session_id: str
 
 
 def join_key(parts: Sequence[str | int]) -> str:

@@ -5,7 +5,7 @@ Each names the session (and the file or offset where it knows them) and says wha
 
 from __future__ import annotations
 
-from seamhost.errors import SeamhostError
+from seamhost.errors import SeamhostError, SessionDamaged, SessionMissing
 
 
 class StorageError(SeamhostError):
@@ -22,7 +22,7 @@ class InvalidSessionId(StorageError, ValueError):
         return f"session id {self.session_id!r} cannot be stored: {self.problem}; use another id"
 
 
-class SessionNotFound(StorageError, LookupError):
+class SessionNotFound(StorageError, SessionMissing):
     """No published session has this id under the store root."""
 
     session_id: str
@@ -69,7 +69,7 @@ class SessionLocked(StorageError, RuntimeError):
         )
 
 
-class SessionCorrupted(StorageError, ValueError):
+class SessionCorrupted(StorageError, SessionDamaged):
     """A complete part of a session log is damaged: the log is refused, not truncated."""
 
     session_id: str

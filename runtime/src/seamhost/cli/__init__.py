@@ -1,43 +1,23 @@
 """The ``seamhost`` command line.
 
 Subcommands live in their own modules and are imported only when invoked, so that a quick
-command does not pay for the others. Errors seamhost raises on purpose are printed as one line
-without a traceback; usage and configuration errors exit with ``ExitCode.USAGE`` (2).
+command does not pay for the others. Errors seamhost raises on purpose, and click's usage
+errors, end every command alike (:mod:`seamhost.cli.failures`): one line on stderr without a
+traceback, the documented exit code, and a JSON object on stdout when ``--json`` was given.
 """
 
 from __future__ import annotations
 
 import gc
 import importlib
-import sys
 from typing import Any
 
 import click
 
-from seamhost.cli.exitcodes import ExitCode
-from seamhost.errors import (
-    ConfigError,
-    MissingSeams,
-    PluginConflict,
-    PluginLoadError,
-    PluginNotInstalled,
-    ProfileCycle,
-    ProfileNotFound,
-    SeamContractError,
-    SeamhostError,
-)
+from seamhost.cli.failures import JSON_FLAG, fail_click, wants_json
+from seamhost.cli.failures import fail as fail  # re-exported: commands end on errors with it
+from seamhost.errors import SeamhostError
 from seamhost.version import __version__
-
-USAGE_ERRORS = (
-    ConfigError,
-    MissingSeams,
-    PluginConflict,
-    PluginLoadError,
-    PluginNotInstalled,
-    ProfileCycle,
-    ProfileNotFound,
-    SeamContractError,
-)
 
 _SUBCOMMANDS = {
     "plugins": "seamhost.cli.plugins:plugins",
@@ -49,19 +29,6 @@ _SUBCOMMANDS = {
     "approve": "seamhost.cli.approvals:approve",
     "reject": "seamhost.cli.approvals:reject",
 }
-
-
-def fail(exc: BaseException, code: ExitCode) -> None:
-    """Print `exc` (and its chained causes) as one error, without a traceback, and exit."""
-    message = f"seamhost: error: {exc}"
-    cause = exc.__cause__
-    while cause is not None:
-        text = f"{type(cause).__name__}: {cause}" if str(cause) else type(cause).__name__
-        if text not in message:
-            message += f"\n  caused by {text}"
-        cause = cause.__cause__
-    click.echo(message, err=True)
-    sys.exit(int(code))
 
 
 def started() -> None:
@@ -101,16 +68,27 @@ class SeamhostGroup(click.Group):
         command: click.Command = getattr(importlib.import_module(module), attribute)
         return command
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        # Whether the command line asks for JSON is known before anything can fail, so that
+        # every failure, click's own included, can print its JSON object (seamhost.cli.failures).
+        ctx.meta[JSON_FLAG] = wants_json(args)
+        try:
+            return super().parse_args(ctx, args)
+        except click.exceptions.NoArgsIsHelpError:
+            raise  # bare `seamhost`: its help, exit 2
+        except click.ClickException as exc:
+            fail_click(exc)
+
     def invoke(self, ctx: click.Context) -> Any:
+        # Subcommands and nested groups run inside this call, so their errors all end here.
         try:
             return super().invoke(ctx)
-        except USAGE_ERRORS as exc:
-            fail(exc, ExitCode.USAGE)
-        except SeamhostError as exc:
-            fail(exc, ExitCode.FAILURE)
-        except KeyboardInterrupt:
-            click.echo("seamhost: interrupted", err=True)
-            sys.exit(int(ExitCode.INTERRUPTED))
+        except click.exceptions.NoArgsIsHelpError:
+            raise  # a bare group (`seamhost session`): its help, exit 2
+        except click.ClickException as exc:
+            fail_click(exc)
+        except (SeamhostError, KeyboardInterrupt) as exc:
+            fail(exc)
 
 
 def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
@@ -119,10 +97,24 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
     from seamhost.kernel.plugins import discover
 
     found = discover()
+    plugins = sorted(found.plugins.items())
+    if ctx.meta.get(JSON_FLAG):
+        from seamhost.cli.output import emit_json
+
+        emit_json(
+            {
+                "seamhost": __version__,
+                "plugins": [
+                    {"name": name, "version": p.version, "distribution": p.distribution}
+                    for name, p in plugins
+                ],
+            }
+        )
+        ctx.exit(0)
     click.echo(f"seamhost {__version__}")
-    for name, plugin in sorted(found.plugins.items()):
+    for name, plugin in plugins:
         click.echo(f"  {name} {plugin.version} ({plugin.distribution})")
-    if not found.plugins:
+    if not plugins:
         click.echo("  no plugins installed")
     ctx.exit(0)
 
@@ -136,9 +128,17 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
     callback=_print_version,
     help="Show the version and the installed plugins with theirs, then exit.",
 )
+@click.option(
+    "--json",
+    is_flag=True,
+    expose_value=False,
+    help="With --version, print it as one JSON object; with any command, print a failure as "
+    "one JSON object on stdout too (as the command's own --json does).",
+)
 def main() -> None:
     """seamhost: governed, durable, recoverable tool calls for AI agents.
 
     Exit codes: 0 ok; 1 failure; 2 usage or configuration error; 3 corrupted session;
-    130 interrupted.
+    4 a run awaits a deferred approval; 130 interrupted. A failure is one line on stderr,
+    `seamhost: error: ...`, and with --json also one JSON object {"error": {...}} on stdout.
     """

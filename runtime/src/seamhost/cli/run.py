@@ -12,8 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from seamhost.cli.exitcodes import ExitCode
-
 if TYPE_CHECKING:
     from seamhost.cli.timeline import Timeline
     from seamhost.kernel.bundle import Bundle
@@ -92,6 +90,7 @@ def run(
 
     from seamhost.cli import started
     from seamhost.cli.output import console
+    from seamhost.cli.run_outcome import mismatches_of, report_run
     from seamhost.cli.timeline import Timeline
     from seamhost.kernel.bundle import build_bundle
     from seamhost.kernel.profile.resolve import resolve_profile
@@ -107,7 +106,6 @@ def run(
     started()  # a session allocates garbage: collect it again
     scenario = _replay(bundle, scenario_path) if scenario_path is not None else None
     out = console()
-    err = console(stderr=True)
     transcript = Timeline(out)
     if resume_id is not None:
         session, root = _resume(bundle, resume_id, workspace, transcript, quiet=as_json)
@@ -132,31 +130,11 @@ def run(
         outcomes = asyncio.run(_drive(agent, scenario, resume=resume_id is not None))
     finally:
         session.close()
-    mismatches = _mismatches(scenario, session, profile.name, agent) if check and scenario else []
-    sys.exit(int(_report(out, err, session.id, outcomes, mismatches, quiet=as_json)))
-
-
-def _report(
-    out: Any,
-    err: Any,
-    session_id: str,
-    outcomes: list[TurnOutcome],
-    mismatches: list[str],
-    *,
-    quiet: bool,
-) -> ExitCode:
-    """Say how the run ended, and the exit code that says it."""
-    if outcomes and outcomes[-1].reason == "suspended":
-        _print_parked(err, session_id, outcomes[-1].approval or "?")
-        return ExitCode.AWAITS_APPROVAL
-    failed = [o for o in outcomes if o.reason != "completed"]
-    for line in mismatches:
-        err.print(f"[red]expectation not met[/red]: {line}")
-    if not quiet:
-        summary = "all completed" if not failed else f"{len(failed)} did not complete"
-        out.print(f"session {session_id}: {len(outcomes)} turn(s), {summary}")
-        out.print(f"show it with: seamhost session show {session_id}")
-    return ExitCode.FAILURE if failed or mismatches else ExitCode.OK
+    mismatches = mismatches_of(scenario, session, profile.name, agent) if check and scenario else []
+    ended = report_run(
+        out, session.id, outcomes, mismatches, interrupted=agent.cancelled.is_set(), quiet=as_json
+    )
+    sys.exit(int(ended))
 
 
 def _replay_after(bundle: Bundle, path: Path, session: Session) -> Script | None:
@@ -257,15 +235,6 @@ def _print_envelope(record: Record) -> None:
     sys.stdout.write(record.envelope().decode() + "\n")
 
 
-def _print_parked(err: Any, session_id: str, approval: str) -> None:
-    err.print(
-        f"[yellow]session {session_id} awaits approval {approval}[/yellow]: answer it with "
-        f"`seamhost approve {session_id} {approval}` or `seamhost reject {session_id} "
-        f"{approval}`, then continue with `seamhost run --resume {session_id} [SCENARIO]`",
-        highlight=False,
-    )
-
-
 async def _drive(agent: Agent, scenario: Script | None, *, resume: bool) -> list[TurnOutcome]:
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGINT, agent.cancel)
@@ -300,19 +269,3 @@ async def _final_flush(session: Session) -> None:
 
     with contextlib.suppress(SeamUnavailable):  # memory-only sessions have nothing to flush
         await session.flush()
-
-
-def _mismatches(scenario: Script, session: Session, profile: str, agent: Agent) -> list[str]:
-    """Each scripted call whose outcome differs from what the scenario expects under `profile`."""
-    outcomes = {
-        r.data["call_id"]: (r.data.get("error") or {}).get("code", "ok")
-        for r in session.records
-        if r.type == "tool/result"
-    }
-    first_turn = agent.turn - len(scenario.user_messages) + 1
-    problems = []
-    for call_id, tool, expected in scenario.expectations(profile, first_turn):
-        got = outcomes.get(call_id, "not run")
-        if got != expected:
-            problems.append(f"{call_id} ({tool}): expected {expected}, got {got}")
-    return problems

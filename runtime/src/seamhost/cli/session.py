@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from seamhost.cli.exitcodes import ExitCode
+from seamhost.cli.failures import report
 from seamhost.cli.output import console, emit_json
 from seamhost.cli.reconcile import reconcile as reconcile_command
 from seamhost.cli.reconcile import unknowns as reconcile_unknowns
@@ -224,10 +225,13 @@ def verify(
             out.print(f"[red]? {esc(sid)}[/red]: {esc(error)}")
         if every and not ids:
             out.print("no sessions stored")
-    if any(not c.intact for c in checks):
-        ctx.exit(int(ExitCode.CORRUPT))
-    if failures:
-        ctx.exit(int(ExitCode.FAILURE))
+    corrupted = [c.session_id for c in checks if not c.intact]
+    if corrupted or failures:  # the checks above say what; stderr says that it failed
+        code = ExitCode.CORRUPT if corrupted else ExitCode.FAILURE
+        bad = corrupted or [sid for sid, _ in failures]
+        what = "corrupted" if corrupted else "unreadable"
+        report(code, f"{what} session(s): {', '.join(bad)}", as_json=False)
+        ctx.exit(int(code))
 
 
 # --------------------------------------------------------------------------------------------
@@ -331,7 +335,9 @@ def repair(
             out.print(_describe_repair(outcome, dry_run=dry_run), highlight=False)
         if every and not ids:
             out.print("no sessions stored")
-    if any("error" in outcome for outcome in outcomes):
+    failed = [outcome["session_id"] for outcome in outcomes if "error" in outcome]
+    if failed:
+        report(ExitCode.FAILURE, f"session(s) not repaired: {', '.join(failed)}", as_json=False)
         ctx.exit(int(ExitCode.FAILURE))
 
 
