@@ -284,7 +284,7 @@ def _check_versions(
 ) -> None:
     if not versions:
         return
-    from seamhost.kernel.profile.versions import satisfies  # see _merge_require
+    from seamhost.kernel.profile.versions import InvalidRequirement, satisfies  # see merge
 
     for plugin, (spec, label) in versions.items():
         entry = entries.get(plugin)
@@ -292,13 +292,18 @@ def _check_versions(
         where = f"require.plugins.{plugin}"
         if installed is None:
             raise PluginNotInstalled(plugin, f"seamhost-{plugin}", label)
-        if not satisfies(installed.version, spec):
+        try:
+            ok = satisfies(installed.version, spec)
+        except InvalidRequirement as exc:
+            raise ConfigError(label, where, str(exc)) from None
+        if not ok:
+            pinned = "".join(spec.split())
             raise ConfigError(
                 label,
                 where,
                 f"requires {plugin} {spec}, but {installed.distribution} {installed.version} "
                 f"is installed; install a matching version (pip install "
-                f"'{installed.distribution}{spec.split(',')[0].strip()}')",
+                f"'{installed.distribution}{pinned}')",
             )
 
 
