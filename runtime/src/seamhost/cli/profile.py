@@ -1,12 +1,15 @@
-"""``seamhost profile show|check|schema``: resolve, validate and describe profiles."""
+"""``seamhost profile ls|show|check|schema``: list, resolve, validate and describe profiles."""
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 import click
 
+from seamhost.cli.exitcodes import ExitCode
 from seamhost.cli.output import emit_json
+from seamhost.errors import SeamhostError
 
 if TYPE_CHECKING:
     from seamhost.kernel.bundle import Bundle
@@ -41,69 +44,30 @@ def bundle_json(bundle: Bundle) -> dict[str, Any]:
     }
 
 
-@click.group()
+_COMMANDS = {  # imported only when invoked, like the top-level commands
+    "ls": "seamhost.cli.profile_ls:ls",
+    "show": "seamhost.cli.profile_show:show",
+}
+
+
+class ProfileGroup(click.Group):
+    """The ``profile`` group: ``check`` and ``schema`` here, the others in their own modules."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*_COMMANDS, *super().list_commands(ctx)})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = _COMMANDS.get(cmd_name)
+        if target is None:
+            return super().get_command(ctx, cmd_name)
+        module, _, attribute = target.partition(":")
+        command: click.Command = getattr(importlib.import_module(module), attribute)
+        return command
+
+
+@click.group(cls=ProfileGroup)
 def profile() -> None:
-    """Resolve, validate and describe profiles."""
-
-
-@profile.command()
-@click.argument("profile_ref", metavar="PROFILE")
-@click.option("--json", "as_json", is_flag=True, help="Print the resolved bundle as JSON.")
-def show(profile_ref: str, as_json: bool) -> None:
-    """Show the resolved bundle of PROFILE: plugins, tools, sandbox, digests.
-
-    PROFILE is a shipped profile name or a path to a .toml file. Secrets are shown as their
-    markers ({"$env": ...}), never their values.
-    """
-    info = bundle_json(load_bundle(profile_ref))
-    if as_json:
-        emit_json(info)
-        return
-    from rich.table import Table
-
-    from seamhost.cli.output import console
-
-    out = console()
-    prof = info["profile"]
-    out.print(f"[bold]profile[/bold] {prof['name']}  ({' <- '.join(reversed(prof['files']))})")
-    if prof["description"]:
-        out.print(f"  {prof['description']}")
-    sandbox = prof["sandbox"]
-    roots = ", ".join(sandbox["writable_roots"]) or "none"
-    out.print(
-        f"[bold]sandbox[/bold] {sandbox['mode']}  extra writable roots: {roots}  "
-        f"network: {'on' if sandbox['network'] else 'off'}"
-    )
-    plugins = Table("plugin", "distribution", "version", "provides", "config", box=None)
-    for name, entry in prof["plugins"].items():
-        config = ", ".join(f"{k}={v!r}" for k, v in entry["config"].items()) or "-"
-        plugins.add_row(
-            name,
-            entry["distribution"],
-            entry["version"],
-            ", ".join(entry["provides"]) or "-",
-            config,
-        )
-    out.print(plugins)
-    tools = Table("tool", "plugin", "effect", "parallel", "description", box=None)
-    for tool in info["tools"]:
-        tools.add_row(
-            tool["name"],
-            tool["plugin"],
-            tool["effect"],
-            "yes" if tool["concurrency_safe"] else "no",
-            tool["description"],
-        )
-    if info["tools"]:
-        out.print(tools)
-    else:
-        out.print("no tools")
-    durability = info["durability"]
-    out.print(
-        f"[bold]store[/bold] {durability['store']}  "
-        f"barriers: {'on' if durability['barriers'] else 'off'}"
-    )
-    out.print(f"[bold]bundle[/bold] {info['bundle_digest']}")
+    """List, resolve, validate and describe profiles."""
 
 
 @profile.command()
@@ -113,8 +77,19 @@ def check(profile_ref: str, as_json: bool) -> None:
     """Validate PROFILE: parse, merge, load its plugins, build the bundle.
 
     Exits 0 when the profile is valid, 2 with one message naming the file and key otherwise.
+    With --json, an invalid profile prints {"valid": false, "errors": [{file, key, message}]}.
     """
-    bundle = load_bundle(profile_ref)
+    try:
+        bundle = load_bundle(profile_ref)
+    except SeamhostError as exc:
+        if not as_json:
+            raise
+        from seamhost.cli import USAGE_ERRORS, fail
+        from seamhost.cli.profile_errors import entries
+
+        emit_json({"profile": profile_ref, "valid": False, "errors": entries(exc)})
+        fail(exc, ExitCode.USAGE if isinstance(exc, USAGE_ERRORS) else ExitCode.FAILURE)
+        return
     summary: dict[str, Any] = {
         "profile": bundle.profile.name,
         "valid": True,

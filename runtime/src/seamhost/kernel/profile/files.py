@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 from seamhost.errors import ConfigError, ProfileCycle, ProfileNotFound
 
 PROFILE_PATH_ENV = "SEAMHOST_PROFILE_PATH"
+SHIPPED_DIR = Path(__file__).parents[2] / "profiles"  # the profiles seamhost ships
 SECTIONS = ("profile", "plugins", "sandbox", "limits", "require")
 
 
@@ -24,7 +25,7 @@ def shipped_dirs(environ: Mapping[str, str] | None = None) -> list[Path]:
     """Where profile names are looked up: ``$SEAMHOST_PROFILE_PATH``, then the shipped ones."""
     env = os.environ if environ is None else environ
     dirs = [Path(p) for p in env.get(PROFILE_PATH_ENV, "").split(os.pathsep) if p]
-    dirs.append(Path(__file__).parents[2] / "profiles")
+    dirs.append(SHIPPED_DIR)
     return dirs
 
 

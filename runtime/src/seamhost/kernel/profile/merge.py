@@ -16,6 +16,7 @@ from seamhost.sandbox.policy import SandboxMode, SandboxPolicy
 
 if TYPE_CHECKING:
     from seamhost.kernel.profile.files import ProfileFile
+    from seamhost.kernel.profile.provenance import Provenance
 
 
 def value_at(value: Any, path: tuple[str | int, ...]) -> Any:
@@ -58,12 +59,13 @@ def resolve_secrets(
     return value
 
 
-def merge_sandbox(chain: Iterable[ProfileFile]) -> SandboxPolicy:
+def merge_sandbox(chain: Iterable[ProfileFile], provenance: Provenance) -> SandboxPolicy:
     mode, network = SandboxMode.READ_ONLY, False
     roots: tuple[Path, ...] = ()
     for pf in chain:
         for key, value in pf.sandbox.items():
             where = f"sandbox.{key}"
+            provenance.set(where, pf.label, value)
             if key == "mode":
                 try:
                     mode = SandboxMode(value)
@@ -86,7 +88,7 @@ def merge_sandbox(chain: Iterable[ProfileFile]) -> SandboxPolicy:
 
 
 def merge_require(
-    chain: Iterable[ProfileFile],
+    chain: Iterable[ProfileFile], provenance: Provenance
 ) -> tuple[list[tuple[str, str]], dict[str, tuple[str, str]]]:
     seams: list[tuple[str, str]] = []
     versions: dict[str, tuple[str, str]] = {}
@@ -96,6 +98,7 @@ def merge_require(
                 if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                     raise ConfigError(pf.label, "require.seams", "expected a list of seam names")
                 seams.extend((seam, pf.label) for seam in value)
+                provenance.add("require.seams", pf.label, value)
             elif key == "plugins":
                 if not isinstance(value, dict):
                     raise ConfigError(pf.label, "require.plugins", "expected a table")
@@ -111,6 +114,7 @@ def merge_require(
                     except InvalidRequirement as exc:
                         raise ConfigError(pf.label, where, str(exc)) from None
                     versions[plugin] = (spec, pf.label)
+                    provenance.set(where, pf.label, spec)
             else:
                 raise ConfigError(
                     pf.label, f"require.{key}", "unknown key; expected seams or plugins"

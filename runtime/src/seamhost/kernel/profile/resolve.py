@@ -43,6 +43,7 @@ from seamhost.kernel.plugins import Discovery, InstalledPlugin, PluginDescriptor
 from seamhost.kernel.profile.files import ProfileFile, load_chain
 from seamhost.kernel.profile.limits import Limits, merge_limits
 from seamhost.kernel.profile.merge import merge_require, merge_sandbox, resolve_secrets, value_at
+from seamhost.kernel.profile.provenance import Provenance
 from seamhost.sandbox.policy import SandboxPolicy
 from seamhost.schema import compile_schema
 
@@ -78,6 +79,8 @@ class Profile:
     require_seams: tuple[str, ...]
     require_plugins: FrozenDict
     limits: Limits = attrs.field(factory=Limits)
+    # which file set each key (for `profile show --why`); a profile built in code has none
+    provenance: Provenance = attrs.field(factory=Provenance, eq=False, repr=False)
 
     def plugin(self, name: str) -> PluginEntry | None:
         return next((p for p in self.plugins if p.name == name), None)
@@ -146,12 +149,19 @@ def resolve_profile(
     found = discovery if discovery is not None else discover(environ=env)
 
     descriptors = _load_descriptors(chain, found)
-    tables = _merge_plugins(chain, descriptors)
+    provenance = Provenance()
+    provenance.profiles = {pf.label: pf.name for pf in chain}
+    provenance.set("profile.name", top.label, top.name)
+    if top.description:
+        provenance.set("profile.description", top.label, top.description)
+    tables = _merge_plugins(chain, descriptors, provenance)
     for name, values in (overrides or {}).items():
         table = tables.get(name)
         if table is not None and table.enabled:
             table.values.update(values)
             table.origins.update(dict.fromkeys(values, OVERRIDE_ORIGIN))
+            for key, value in values.items():
+                provenance.set(f"plugins.{name}.{key}", OVERRIDE_ORIGIN, value)
     entries = []
     for name, table in tables.items():
         if not table.enabled:
@@ -169,8 +179,8 @@ def resolve_profile(
         entries.append(
             PluginEntry(name, installed, descriptor, freeze(declared), freeze(config), table.file)
         )
-    sandbox = merge_sandbox(chain)
-    seams, versions = merge_require(chain)
+    sandbox = merge_sandbox(chain, provenance)
+    seams, versions = merge_require(chain, provenance)
     _check_versions(versions, {e.name: e for e in entries}, found)
     _check_seams(top.label, seams, entries)
     return Profile(
@@ -183,6 +193,7 @@ def resolve_profile(
         require_seams=tuple(sorted({seam for seam, _ in seams})),
         require_plugins=freeze({name: spec for name, (spec, _) in versions.items()}),
         limits=merge_limits(chain),
+        provenance=provenance,
     )
 
 
@@ -212,13 +223,17 @@ def _load_descriptors(
 
 
 def _merge_plugins(
-    chain: list[ProfileFile], descriptors: Mapping[str, tuple[InstalledPlugin, PluginDescriptor]]
+    chain: list[ProfileFile],
+    descriptors: Mapping[str, tuple[InstalledPlugin, PluginDescriptor]],
+    provenance: Provenance,
 ) -> dict[str, _Table]:
     tables: dict[str, _Table] = {}
     for pf in chain:
         for name, raw in pf.plugins.items():
             table = tables.setdefault(name, _Table())
             table.file = pf.label
+            where = f"plugins.{name}"
+            provenance.table(where, pf.label, raw)
             accumulate = descriptors[name][1].accumulate if name in descriptors else frozenset()
             if raw.get("enabled") is False:
                 carried = [k for k in accumulate if table.values.get(k)]
@@ -236,8 +251,10 @@ def _merge_plugins(
                 table.distribution = raw["distribution"]
             for key, value in raw.items():
                 if key in RESERVED_PLUGIN_KEYS:
+                    provenance.set(f"{where}.{key}", pf.label, value)
                     continue
                 if key in accumulate:
+                    provenance.add(f"{where}.{key}", pf.label, value)
                     if not isinstance(value, list):
                         raise ConfigError(
                             pf.label, f"plugins.{name}.{key}", "expected a list (it accumulates)"
@@ -247,6 +264,7 @@ def _merge_plugins(
                 else:
                     table.values[key] = value
                     table.origins[key] = pf.label
+                    provenance.set(f"{where}.{key}", pf.label, value)
     return tables
 
 
@@ -288,7 +306,7 @@ def _check_versions(
 ) -> None:
     if not versions:
         return
-    from seamhost.kernel.profile.versions import satisfies  # see _merge_require
+    from seamhost.kernel.profile.versions import InvalidRequirement, satisfies  # see merge
 
     for plugin, (spec, label) in versions.items():
         entry = entries.get(plugin)
@@ -296,13 +314,18 @@ def _check_versions(
         where = f"require.plugins.{plugin}"
         if installed is None:
             raise PluginNotInstalled(plugin, f"seamhost-{plugin}", label)
-        if not satisfies(installed.version, spec):
+        try:
+            ok = satisfies(installed.version, spec)
+        except InvalidRequirement as exc:
+            raise ConfigError(label, where, str(exc)) from None
+        if not ok:
+            pinned = "".join(spec.split())
             raise ConfigError(
                 label,
                 where,
                 f"requires {plugin} {spec}, but {installed.distribution} {installed.version} "
                 f"is installed; install a matching version (pip install "
-                f"'{installed.distribution}{spec.split(',')[0].strip()}')",
+                f"'{installed.distribution}{pinned}')",
             )
 
 

@@ -1,0 +1,143 @@
+"""``seamhost profile show PROFILE [--json] [--why KEY]``: the resolved profile as TOML.
+
+The text output is a TOML document: the merged configuration (``[profile]``, each plugin's
+table as written, ``[sandbox]``, ``[require]``), with the bundle's facts as comments: the files
+merged, each plugin's distribution, version, seams and configuration digest, the tools, the
+store and the bundle digest. ``--json`` prints the same facts as JSON, the merged configuration
+under ``config``. ``--why KEY`` says which file set KEY instead
+(:mod:`seamhost.kernel.profile.why`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from seamhost.cli import toml_out
+from seamhost.cli.output import emit_json
+from seamhost.cli.profile import bundle_json, load_bundle
+
+if TYPE_CHECKING:
+    from seamhost.kernel.profile.why import Explanation
+
+WIDTH = 120  # a --why value longer than this is cut (--json has it whole)
+
+
+@click.command()
+@click.argument("profile_ref", metavar="PROFILE")
+@click.option("--json", "as_json", is_flag=True, help="Print the resolved bundle as JSON.")
+@click.option(
+    "--why",
+    "why",
+    metavar="KEY",
+    help="Say which file set KEY (sandbox.mode, plugins.NAME.KEY...) and what it overrode.",
+)
+def show(profile_ref: str, as_json: bool, why: str | None) -> None:
+    """Show the resolved profile PROFILE as TOML, with its bundle: plugins, tools, digests.
+
+    PROFILE is a shipped profile name or a path to a .toml file. Secrets are shown as their
+    markers ({"$env": ...}), never their values.
+    """
+    if why is not None:
+        show_why(profile_ref, why, as_json)
+        return
+    from seamhost.kernel.profile.document import config_document
+
+    bundle = load_bundle(profile_ref)
+    info = bundle_json(bundle)
+    info["config"] = config_document(bundle.profile)
+    if as_json:
+        emit_json(info)
+        return
+    click.echo(render(info), nl=False)
+
+
+def render(info: dict[str, Any]) -> str:
+    """The TOML text of `show`: the merged configuration, the bundle's facts as comments."""
+    config, prof = info["config"], info["profile"]
+    out = [f"# profile {prof['name']}, merged from (parents first):"]
+    out += [f"#   {file}" for file in prof["files"]]
+    out += ["", toml_out.dumps({"profile": config["profile"]})]
+    for name, table in config["plugins"].items():
+        entry = prof["plugins"][name]
+        seams = ", ".join(entry["provides"]) or "no seams"
+        needs = f"; requires {', '.join(entry['requires'])}" if entry["requires"] else ""
+        out.append(
+            f"# {entry['distribution']} {entry['version']}: provides {seams}{needs}\n"
+            f"# config {entry['config_digest']}\n" + toml_out.dumps({"plugins": {name: table}})
+        )
+    out.append(
+        toml_out.dumps({key: config[key] for key in ("sandbox", "require") if key in config})
+    )
+    durability = info["durability"]
+    out.append(
+        f"# store: {durability['store']}, checkpoint barriers "
+        f"{'on' if durability['barriers'] else 'off'}\n# bundle {info['bundle_digest']}"
+    )
+    out.append(tool_comments(info["tools"]))
+    return "\n".join(out) + "\n"
+
+
+def tool_comments(tools: list[dict[str, Any]]) -> str:
+    if not tools:
+        return "# tools: none"
+    width = max(len(t["name"]) for t in tools)
+    lines = ["# tools (name, plugin, effect, may run in parallel):"]
+    for tool in tools:
+        parallel = "parallel" if tool["concurrency_safe"] else "serial"
+        about = " ".join(str(tool["description"]).split())
+        lines.append(
+            f"#   {tool['name']:<{width}}  {tool['plugin']}, {tool['effect']}, {parallel}: {about}"
+        )
+    return "\n".join(lines)
+
+
+def show_why(profile_ref: str, key: str, as_json: bool) -> None:
+    from seamhost.cli import fail, started
+    from seamhost.cli.exitcodes import ExitCode
+    from seamhost.kernel.profile.resolve import resolve_profile
+    from seamhost.kernel.profile.why import UnknownKey, explain
+
+    profile = resolve_profile(profile_ref)
+    started()
+    try:
+        answer = explain(profile, key)
+    except UnknownKey as exc:
+        fail(exc, ExitCode.USAGE)
+        return
+    if as_json:
+        emit_json(answer.to_json())
+        return
+    click.echo(render_why(answer))
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= WIDTH else text[: WIDTH - 4] + " ..."
+
+
+def _shown(value: Any) -> str:
+    return "(not set)" if value is None else _cut(toml_out.value(value))
+
+
+def render_why(answer: Explanation) -> str:
+    files = [f"{s.file} (profile {s.profile})" for s in answer.setters]
+    head = answer.key if answer.value is None else f"{answer.key} = {_shown(answer.value)}"
+    if answer.kind == "default":
+        what = "its default" if answer.value is not None else "the plugin's own default"
+        return f"{head}\n  set by no file: {what} applies"
+    if answer.kind == "accumulate":
+        lines = [head, "  accumulates: each file adds entries, and no file can remove them"]
+        for setter, where in zip(answer.setters, files, strict=True):
+            lines.append(f"  {len(setter.value)} added by {where}")
+        return "\n".join(lines)
+    if answer.kind == "table":
+        lines = [f"{answer.key} is a table; its keys merge one by one, later files winning"]
+        lines += [f"  named by {where}" for where in files]
+        width = max((len(k) for k in answer.keys), default=0)
+        lines += [f"  {k:<{width}}  set by {f}" for k, f in answer.keys.items()]
+        return "\n".join(lines)
+    lines = [head, f"  set by   {files[-1]}"]
+    for setter, where in zip(answer.setters[:-1], files[:-1], strict=True):
+        lines.append(f"  overrode {where}: {_shown(setter.value)}")
+    return "\n".join(lines)
