@@ -25,15 +25,16 @@ ToolBody = Callable[[Any], Awaitable[Any]]
 class ToolSpec:
     """A tool as a plugin declares it through `tools/register`."""
 
-    name: str
-    description: str
-    input_schema: Mapping[str, Any]
-    output_schema: Mapping[str, Any]
-    effect: Effect
-    concurrency_safe: bool
+    name: str  # what the model calls
+    description: str  # what the model and the operator read
+    input_schema: Mapping[str, Any]  # JSON Schema of the arguments; make it strict
+    output_schema: Mapping[str, Any]  # JSON Schema of the output's `value`
+    effect: Effect  # read-only | write
+    concurrency_safe: bool  # True when calls may run in parallel
     body: ToolBody = attrs.field(eq=False, repr=False)
-    idempotent: bool = False
-    runs_subprocesses: bool = False
+    """async def body(ctx: ToolContext) -> ToolOutput"""
+    idempotent: bool = False  # True when repeating a call is harmless (repair may retry it)
+    runs_subprocesses: bool = False  # True when the body starts processes (needs sandbox/confine)
 
     def declaration(self) -> dict[str, Any]:
         """The JSON declaration shown to operators and digested into the bundle."""
