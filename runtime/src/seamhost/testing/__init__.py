@@ -5,6 +5,15 @@ Fixtures:
 * ``plugin_site`` — a :class:`~seamhost.testing.sites.PluginSite` on ``sys.path``: write a plugin
   module and the dist-info of its distribution (METADATA, entry_points.txt), exactly what an
   installer leaves on disk, so discovery finds it through the real entry-point group.
+* ``seamhost_run`` — a :class:`~seamhost.testing.runs.SeamhostRun`: ``seamhost_run(profile_text,
+  scenario)`` builds a bundle from the profile, runs the scenario (the model-scripted format, a
+  TOML string or a path) in a fresh workspace with a store under the test's directory, and
+  returns a :class:`~seamhost.testing.runs.RunOutcome`: each call's outcome and the session's
+  records.
+
+The plugin is registered through the ``pytest11`` entry point of seamhost-runtime, so installing
+the runtime is enough; where entry-point plugins are disabled (``PYTEST_DISABLE_PLUGIN_AUTOLOAD``),
+add ``pytest_plugins = ["seamhost.testing"]`` to a conftest.py.
 
 Contract suites (classes to subclass in a plugin's own tests) live in the submodules.
 """
@@ -17,6 +26,7 @@ from pathlib import Path
 
 import pytest
 
+from seamhost.testing.runs import SeamhostRun
 from seamhost.testing.sites import PluginSite
 
 
@@ -30,3 +40,9 @@ def plugin_site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Plu
     for name in set(sys.modules) - before:
         if name in site.modules:
             del sys.modules[name]
+
+
+@pytest.fixture
+def seamhost_run(tmp_path: Path) -> SeamhostRun:
+    """Runs scenarios against bundles built from profile texts, under the test's directory."""
+    return SeamhostRun(tmp_path)
