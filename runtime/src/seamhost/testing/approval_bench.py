@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
@@ -33,6 +33,10 @@ STALL = "stall"
 
 def _as_dict(value: Mapping[str, Any]) -> dict[str, Any]:
     return dict(value)
+
+
+def _as_cases(value: Iterable[AnswerCase]) -> tuple[AnswerCase, ...]:
+    return tuple(value)
 
 
 @attrs.frozen
@@ -70,7 +74,7 @@ class AnswererDriver:
     gives: frozenset[str] = frozenset()
     prepare: Callable[[Bundle], None] | None = None
     answering: Callable[[str], AbstractContextManager[None]] | None = None
-    cases: tuple[AnswerCase, ...] = attrs.field(default=(), converter=tuple)
+    cases: tuple[AnswerCase, ...] = attrs.field(default=(), converter=_as_cases)
 
     @property
     def answers(self) -> frozenset[str]:
