@@ -14,7 +14,7 @@ from types import ModuleType
 
 import pytest
 
-from seamhost import PluginDescriptor, hookspec
+from seamhost import PluginContext, PluginDescriptor, hookspec
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 sys.path.insert(0, str(DOCS))
@@ -92,6 +92,10 @@ def test_session_checkpoint_is_in_the_seam_reference() -> None:
     assert "checkpoint-policy" in [s.descriptor.name for s in shipped_plugins()]
 
 
+def no_plugin(ctx: PluginContext) -> object:
+    return object()
+
+
 class ExtraSpecs:
     @hookspec
     def audit_export(self, batch: list[str], *, final: bool) -> None:
@@ -100,7 +104,7 @@ class ExtraSpecs:
 
 def test_a_hookspec_a_plugin_adds_is_listed_with_its_exact_signature() -> None:
     descriptor = PluginDescriptor(
-        name="auditor", factory=object, provides=["audit/export"], hookspecs=(ExtraSpecs,)
+        name="auditor", factory=no_plugin, provides=["audit/export"], hookspecs=(ExtraSpecs,)
     )
     lines = added_seams.hook_sections(Shipped("acme-auditor", __name__, descriptor))
     text = "\n".join(lines)
@@ -110,6 +114,6 @@ def test_a_hookspec_a_plugin_adds_is_listed_with_its_exact_signature() -> None:
 
 
 def test_a_capability_its_plugin_never_explains_fails() -> None:
-    descriptor = PluginDescriptor(name="quiet", factory=object, provides=["audit/sealed"])
+    descriptor = PluginDescriptor(name="quiet", factory=no_plugin, provides=["audit/sealed"])
     with pytest.raises(LookupError, match="never names ``audit/sealed``"):
         added_seams.render_added([Shipped("acme-quiet", __name__, descriptor)])
