@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from seamhost.errors import ConfigError
-from seamhost.testing.runs import SeamhostRun
+from seamhost.testing import SeamhostRun
 
 TOOLS = '[profile]\nname = "kit"\n[plugins.tools]\n[plugins.model-scripted]\n'
 POLICY = (

@@ -13,7 +13,7 @@ subclasses the matching contract (see the plugin guide).
 
 from __future__ import annotations
 
-from seamhost.testing.runs import SeamhostRun
+from seamhost.testing import SeamhostRun
 
 PROFILE = """\
 [profile]

@@ -18,8 +18,6 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-import attrs
-
 from seamhost.errors import ConfigError, SeamUnavailable
 from seamhost.kernel.bundle import build_bundle
 from seamhost.kernel.profile.resolve import resolve_profile
@@ -109,27 +107,4 @@ def _unmet(script: Script, calls: tuple[CallOutcome, ...], profile: str) -> tupl
     )
 
 
-@attrs.define
-class SeamhostRun:
-    """What the ``seamhost_run`` fixture gives: call it for each run; each has a directory."""
-
-    root: Path  # the test's directory; run n lives in root/seamhost-run-<n>
-    runs: int = 0
-
-    def __call__(
-        self,
-        profile: str,
-        scenario: str | Path,
-        *,
-        environ: Mapping[str, str] | None = None,
-        approval_policy: str | None = None,
-    ) -> RunOutcome:
-        """Run `scenario` in a bundle of `profile`; see :func:`run_scenario`."""
-        self.runs += 1
-        directory = self.root / f"seamhost-run-{self.runs}"
-        return run_scenario(
-            directory, profile, scenario, environ=environ, approval_policy=approval_policy
-        )
-
-
-__all__ = ["CallOutcome", "RunOutcome", "SeamhostRun", "run_scenario"]
+__all__ = ["run_scenario"]
