@@ -13,6 +13,7 @@ log must have crossed the storage boundary before the runtime moves on, through 
   the body never runs.
 
 Its implementations are ``trylast``: the barrier sits as close as possible to what it protects.
+
 Declaring ``session/checkpoint`` marks the bundle's sessions as written with barriers, and
 requiring ``session/flush`` makes a profile that has the policy but no durable backend fail at
 startup rather than at the first call.

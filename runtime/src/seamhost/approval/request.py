@@ -15,30 +15,33 @@ from seamhost.sandbox.policy import SandboxMode
 class ApprovalOutcome(enum.StrEnum):
     """The only answers an approval can have; only ``allowed-once`` lets a call proceed."""
 
-    ALLOWED_ONCE = "allowed-once"
-    REJECTED = "rejected"
-    CANCELLED = "cancelled"
-    UNAVAILABLE = "unavailable"
+    ALLOWED_ONCE = "allowed-once"  # the call proceeds, this call with these arguments, once
+    REJECTED = "rejected"  # the call ends APPROVAL_REJECTED
+    CANCELLED = "cancelled"  # the person cancelled the prompt: APPROVAL_CANCELLED
+    UNAVAILABLE = "unavailable"  # nobody could answer (or policy `never`): APPROVAL_UNAVAILABLE
     # Not yet: the question waits, durably, for a person (``seamhost approve``/``reject``); the
     # turn is suspended until it is answered (design.md §11). Never turns into an allow.
-    DEFERRED = "deferred"
+    DEFERRED = "deferred"  # the question waits durably for a person; the turn parks; never an allow
 
 
 @attrs.frozen
 class ApprovalRequest:
     """One question to the answerer chain, bound to one call and its `args_digest`."""
 
-    id: str
-    session_id: str
-    call_id: str
-    tool: str
-    reason: str
-    args_digest: str
-    arguments: FrozenDict
-    sandbox_mode: SandboxMode
+    id: str  # the question's id, unique in the session; ``approve``/``reject`` name it
+    session_id: str  # the session the call belongs to
+    call_id: str  # the call asked about
+    tool: str  # the name of the tool it calls
+    reason: str  # why it is asked: the reason of the ask vote (or of the escalation)
+    args_digest: str  # digest of the arguments; an answer applies to exactly these arguments
+    arguments: FrozenDict  # the validated, frozen arguments, for an answerer to read or match on
+    sandbox_mode: SandboxMode  # the sandbox mode the call runs in if no escalation is granted
     escalation: SandboxMode | None = None
+    """the wider mode the call asks for, or None; an allow grants it to this call"""
     justification: str | None = None
+    """the model's reason for the escalation, as it gave it, or None"""
     context: Any = attrs.field(default=None, eq=False, repr=False)
+    """the provider's own data for `explain`; not part of equality"""
 
 
 class ChainAnswer(Protocol):

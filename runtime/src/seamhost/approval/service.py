@@ -93,12 +93,12 @@ class ApprovalService:
     provider's account of a request to the decision's message (see the module docstring).
     """
 
-    default_policy: str = "ask"
-    timeout: float | None = None
-    defer_ttl: float | None = None
+    default_policy: str = "ask"  # ask | never, until an approval/policy event says otherwise
+    timeout: float | None = None  # seconds the whole answerer chain may take; None: no bound
+    defer_ttl: float | None = None  # seconds a deferred question stays open; None: it never expires
     explain: Callable[[ApprovalRequest, str | None], str | None] | None = attrs.field(
         default=None, eq=False
-    )
+    )  # explain(request, answerer): the provider's account, added to the message
 
     async def request(
         self,

@@ -83,10 +83,11 @@ class ToolIdentity(NamedTuple):
 class BundleSnapshot:
     """The immutable identity of a bundle, serialisable into a session header."""
 
-    profile: str
-    sandbox_mode: str
+    profile: str  # the profile's name
+    sandbox_mode: str  # the profile's sandbox mode
     plugins: tuple[PluginIdentity, ...]
-    tools: tuple[ToolIdentity, ...]
+    """each plugin: name, distribution, version, config digest, provides"""
+    tools: tuple[ToolIdentity, ...]  # each tool: name, plugin and the digest of its declaration
 
     @property
     def digest(self) -> str:
@@ -131,11 +132,14 @@ def make_plugin_manager(extra_specs: tuple[ModuleType | type, ...] = ()) -> plug
 class Bundle:
     """A live bundle: the plugin manager, the seam façade, the tools and the snapshot."""
 
-    profile: Profile
+    profile: Profile  # the resolved profile it was built from
     pm: pluggy.PluginManager = attrs.field(repr=False)
+    """the pluggy plugin manager; drive seams through `seams`, not `pm.hook`"""
     seams: Seams = attrs.field(repr=False)
+    """the typed façade: one method per seam, each in its dispatch mode"""
     tools: Mapping[str, RegisteredTool]
-    snapshot: BundleSnapshot
+    """tool name → registered tool (its spec and the plugin that registered it)"""
+    snapshot: BundleSnapshot  # the bundle's identity, written into every session header
     _store: list[SessionStore] = attrs.field(factory=list, init=False, repr=False)
     _catalog: list[EventCatalog] = attrs.field(factory=list, init=False, repr=False)
 

@@ -59,12 +59,15 @@ class PluginContext:
     environment (tests, embedding applications).
     """
 
-    name: str
+    name: str  # the plugin's name (the profile's table name)
     config: FrozenDict
-    profile_path: Path
-    sandbox: SandboxPolicy
+    """its profile table, validated against the config schema; no defaults filled in"""
+    profile_path: Path  # the profile file; resolve relative paths against its directory
+    sandbox: SandboxPolicy  # the profile's validated [sandbox] table
     event_types: tuple[type[Event], ...] = ()
+    """the event classes the bundle's plugins add to the core ones"""
     environ: Mapping[str, str] = attrs.field(factory=lambda: os.environ, eq=False, repr=False)
+    """the environment the profile was resolved with; read it, not os.environ"""
 
 
 def _names(value: Sequence[str] | frozenset[str]) -> frozenset[str]:
@@ -80,15 +83,21 @@ class PluginDescriptor:
     `event_types` adds session event types; `hookspecs` adds seams of the plugin's own.
     """
 
-    name: str
+    name: str  # the plugin's name; must equal its entry-point name
     factory: Callable[[PluginContext], object] = attrs.field(eq=False)
+    """called with a PluginContext; returns the object(s) to register"""
     config_schema: Mapping[str, Any] = attrs.field(default=EMPTY_SCHEMA, converter=freeze)
+    """JSON Schema of its profile table; unknown keys are always refused"""
     provides: frozenset[str] = attrs.field(default=frozenset(), converter=_names)
+    """the seams it implements (and capabilities such as session/checkpoint)"""
     requires: frozenset[str] = attrs.field(default=frozenset(), converter=_names)
-    description: str = ""
+    """seams another plugin of the bundle must provide"""
+    description: str = ""  # one line, shown by `seamhost plugins`
     accumulate: frozenset[str] = attrs.field(default=frozenset(), converter=_names)
-    event_types: tuple[type[Event], ...] = ()
+    """list keys that concatenate across `extends` (floors)"""
+    event_types: tuple[type[Event], ...] = ()  # session event types it adds
     hookspecs: tuple[ModuleType | type, ...] = attrs.field(default=(), eq=False)
+    """hook-spec modules or classes: seams of its own"""
 
     def problems(self) -> list[str]:
         """What is wrong with this descriptor, if anything."""

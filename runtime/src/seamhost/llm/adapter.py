@@ -15,19 +15,22 @@ if TYPE_CHECKING:
 class ModelRequest:
     """One request to the model: the derived conversation and the visible tools."""
 
-    session_id: str
-    turn: int
-    step: int
+    session_id: str  # the session asking
+    turn: int  # the turn number (1-based)
+    step: int  # the step number within the turn (1-based)
     messages: tuple[Mapping[str, Any], ...]
+    """the conversation so far, derived from the log (role/content mappings)"""
     tools: tuple[Mapping[str, Any], ...]
+    """the tools the model may call: name, description, input schema"""
     session: Session | None = attrs.field(default=None, eq=False, repr=False)
+    """the live session, or None outside one; not part of equality"""
 
 
 @attrs.frozen
 class TextDelta:
     """A piece of assistant text."""
 
-    text: str
+    text: str  # the next piece of text
 
 
 @attrs.frozen
@@ -39,18 +42,18 @@ class ToolCallProposal:
     known and strictly wider mode, a non-empty justification) and asks for approval.
     """
 
-    call_id: str
-    name: str
-    arguments: str
-    sandbox_permissions: str | None = None
-    justification: str | None = None
+    call_id: str  # the call's id, unique in the session
+    name: str  # the tool the model wants to call
+    arguments: str  # the raw arguments string, parsed and validated by the kernel
+    sandbox_permissions: str | None = None  # the wider sandbox mode requested, or None
+    justification: str | None = None  # why the wider mode is needed, or None
 
 
 @attrs.frozen
 class ModelDone:
     """The end of one model response."""
 
-    stop_reason: str = "end"
+    stop_reason: str = "end"  # why the response ended, as the model says
 
 
 ModelEvent = TextDelta | ToolCallProposal | ModelDone

@@ -17,9 +17,9 @@ from typing import NamedTuple, Protocol
 class Expectation(NamedTuple):
     """The outcome a scripted call should have: ``ok`` or an error code."""
 
-    call_id: str
-    tool: str
-    outcome: str
+    call_id: str  # the call's id
+    tool: str  # the tool it calls
+    outcome: str  # ok, or the ErrorCode value it should end with
 
 
 class Script(Protocol):

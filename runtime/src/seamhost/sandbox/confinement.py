@@ -18,12 +18,12 @@ from seamhost.sandbox.policy import Enforcement, ExitVerdict, SandboxMode
 class ConfineRequest:
     """What a runner asks `sandbox/confine` to wrap."""
 
-    argv: tuple[str, ...]
-    mode: SandboxMode
-    workspace: Path
-    writable_roots: tuple[Path, ...] = ()
-    network: bool = False
-    env: Mapping[str, str] = attrs.field(factory=dict)
+    argv: tuple[str, ...]  # the command to run
+    mode: SandboxMode  # the sandbox mode to enforce
+    workspace: Path  # the call's workspace
+    writable_roots: tuple[Path, ...] = ()  # writable directories besides the workspace
+    network: bool = False  # True when the command may use the network
+    env: Mapping[str, str] = attrs.field(factory=dict)  # the environment it runs with
 
 
 @attrs.frozen
@@ -35,8 +35,9 @@ class ConfinedCommand:
     (``runner-failure``).
     """
 
-    argv: tuple[str, ...]
-    env: Mapping[str, str]
-    backend: str
-    enforcement: Enforcement
+    argv: tuple[str, ...]  # what to execute instead: the command wrapped in its confinement
+    env: Mapping[str, str]  # the environment to execute it with
+    backend: str  # the confinement's name, recorded with the call
+    enforcement: Enforcement  # full | partial | none: how much of the mode is enforced
     classify: Callable[[int, bytes], ExitVerdict] = attrs.field(eq=False)
+    """classify(returncode, stderr) → ok | denied | runner-failure"""

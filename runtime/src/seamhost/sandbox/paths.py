@@ -113,9 +113,10 @@ class PathPolicy:
     workspace reached through a symlink is judged where it really is.
     """
 
-    mode: SandboxMode = attrs.field(converter=SandboxMode)
-    workspace: Path = attrs.field(converter=_real)
+    mode: SandboxMode = attrs.field(converter=SandboxMode)  # the call's sandbox mode
+    workspace: Path = attrs.field(converter=_real)  # the call's workspace (a real path)
     writable_roots: tuple[Path, ...] = attrs.field(default=(), converter=_paths)
+    """writable directories besides the workspace (real paths)"""
 
     def __attrs_post_init__(self) -> None:
         # Relative roots are relative to the workspace, so they can be real only once it is.

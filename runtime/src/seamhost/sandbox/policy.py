@@ -56,6 +56,6 @@ ExitVerdict = Literal["ok", "denied", "runner-failure"]
 class SandboxPolicy:
     """The profile's ``[sandbox]`` table after validation."""
 
-    mode: SandboxMode = SandboxMode.READ_ONLY
-    writable_roots: tuple[Path, ...] = ()
-    network: bool = False
+    mode: SandboxMode = SandboxMode.READ_ONLY  # read-only | workspace-write | danger-full-access
+    writable_roots: tuple[Path, ...] = ()  # writable directories besides the workspace
+    network: bool = False  # True when confined commands may use the network

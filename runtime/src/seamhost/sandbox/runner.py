@@ -36,13 +36,13 @@ class RunResult:
     """How a subprocess ended, what it printed, and how it was confined."""
 
     returncode: int | None  # None when it was killed on timeout
-    stdout: bytes
-    stderr: bytes
-    stdout_truncated: bool
-    stderr_truncated: bool
-    timed_out: bool
-    backend: str
-    enforcement: Enforcement
+    stdout: bytes  # what it printed, up to the output limit
+    stderr: bytes  # what it printed on stderr, up to the limit
+    stdout_truncated: bool  # True when stdout was cut at the limit
+    stderr_truncated: bool  # True when stderr was cut at the limit
+    timed_out: bool  # True when it was killed on timeout
+    backend: str  # the confinement that ran it
+    enforcement: Enforcement  # full | partial | none
     verdict: ExitVerdict  # ok | denied (confinement blocked it) | runner-failure (never ran)
 
 

@@ -168,8 +168,8 @@ class ToolError:
     :class:`~seamhost.errors.ErrorCode` value, or a plugin's own code.
     """
 
-    code: str = attrs.field(converter=str)
-    message: str
+    code: str = attrs.field(converter=str)  # an ErrorCode value, or a plugin's own code
+    message: str  # what went wrong, for people and models
 
 
 @attrs.frozen

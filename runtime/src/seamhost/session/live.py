@@ -231,9 +231,9 @@ class Session:
 class StepContext:
     """A step about to start: the session it belongs to and its turn and step numbers."""
 
-    session: Session
-    turn: int
-    step: int
+    session: Session  # the session the step belongs to
+    turn: int  # the turn number (1-based)
+    step: int  # the step number within the turn (1-based)
 
 
 StepNext = Callable[[StepContext], Awaitable[None]]

@@ -17,14 +17,28 @@ can be made to give, and how::
                 gives=frozenset({"allowed-once", "rejected", NO_ANSWER}),
             )
 
-How a test asks for an answer. Every request the contract makes is for a call of its probe tool,
-``contract_probe``, whose argument ``want`` names the answer the test expects: an outcome
-(``"allowed-once"``, ``"rejected"``, ``"cancelled"``, ``"unavailable"``), :data:`NO_ANSWER`
-(the answerer passes the request on) or :data:`STALL` (it takes longer than any timeout). An
-answerer configured by rules can answer from the arguments alone; one that needs a person or a
-program arranges the answer in `answering`, a context manager entered around each request with
-the wanted answer, or in `prepare`, called once the bundle is built. Tests of answers an
-answerer cannot give (not in `gives`) skip, saying so.
+How a test asks for an answer. By default every request the contract makes is for a call of its
+probe tool, ``contract_probe``, whose argument ``want`` names the answer the test expects: an
+outcome (``"allowed-once"``, ``"rejected"``, ``"cancelled"``, ``"unavailable"``),
+:data:`NO_ANSWER` (the answerer passes the request on) or :data:`STALL` (it takes longer than any
+timeout). An answerer that decides by the tool's name or by other arguments gives the calls
+instead, as :class:`AnswerCase` values (tool, arguments, expected answer) in the driver's
+`cases`: the first case of an answer is the call the contract makes to get it, and
+``test_every_case_gets_its_answer`` checks each case::
+
+    AnswererDriver(
+        plugin="deploy-gate",
+        tables={"deploy-gate": {"allow_envs": ["staging"]}},
+        cases=[
+            AnswerCase("allowed-once", "deploy", {"env": "staging"}),
+            AnswerCase("rejected", "deploy", {"env": "prod"}),
+            AnswerCase(NO_ANSWER, "restart", {}),
+        ],
+    )
+
+One that needs a person or a program arranges the answer in `answering`, a context manager
+entered around each request with the wanted answer, or in `prepare`, called once the bundle is
+built. Tests of answers an answerer cannot give (in neither `gives` nor `cases`) skip, saying so.
 
 The bundle is the driver's tables, in their order, then ``contract-probe`` (the tool, and a
 ``tools/pre-execute`` that asks about every probe call) and, where a test needs one, a later
@@ -58,6 +72,7 @@ from seamhost.session.live import Session
 from seamhost.testing.approval_bench import (
     NO_ANSWER,
     STALL,
+    AnswerCase,
     AnswererDriver,
     ContractBench,
     Probed,
@@ -65,9 +80,9 @@ from seamhost.testing.approval_bench import (
 from seamhost.testing.approval_plugins import (
     FALLBACK,
     PROBE,
-    PROBE_SOURCE,
     PROBE_TOOL,
     fallback_answerer,
+    probe_source,
 )
 from seamhost.testing.sites import PluginSite
 from seamhost.tool.result import ToolResult
@@ -94,8 +109,8 @@ class AnswererContract:
         raise NotImplementedError("an answerer's test class provides the answerer_driver fixture")
 
     @pytest.fixture
-    def contract_site(self, plugin_site: PluginSite) -> PluginSite:
-        plugin_site.add(PROBE, PROBE_SOURCE)
+    def contract_site(self, plugin_site: PluginSite, answerer_driver: AnswererDriver) -> PluginSite:
+        plugin_site.add(PROBE, probe_source(answerer_driver.case_tools))
         plugin_site.add(FALLBACK, fallback_answerer(FALLBACK))
         return plugin_site
 
@@ -132,7 +147,7 @@ class AnswererContract:
 
     @staticmethod
     def needs(driver: AnswererDriver, *wants: str) -> None:
-        missing = [want for want in wants if want not in driver.gives]
+        missing = [want for want in wants if want not in driver.answers]
         if missing:
             pytest.skip(f"{driver.plugin} cannot be made to answer {', '.join(missing)}")
 
@@ -154,8 +169,8 @@ class AnswererContract:
         assert len(probed.of("tool/dispatch")) == (1 if allowed else 0)
         [asked], [decided] = probed.of("approval/asked"), probed.of("approval/decided")
         assert asked["call_id"] == "probe-1"
-        assert asked["tool"] == PROBE_TOOL
-        assert asked["args_digest"] == digest({"want": outcome.value})
+        assert asked["tool"] == probed.case.tool
+        assert asked["args_digest"] == digest(dict(probed.case.arguments))
         assert decided["id"] == asked["id"]
         assert decided["outcome"] == outcome.value
         assert decided["answerer"] == answerer_driver.plugin
@@ -215,6 +230,34 @@ class AnswererContract:
         assert decided.get("answerer") is None
         assert "never" in decided["message"]
 
+    def test_every_case_gets_its_answer(
+        self, answerer_driver: AnswererDriver, make_bench: Callable[..., ContractBench]
+    ) -> None:
+        if not answerer_driver.cases:
+            pytest.skip(f"{answerer_driver.plugin}'s driver gives no cases")
+        bench = make_bench(fallback=True)
+        for index, case in enumerate(answerer_driver.cases):
+            call_id = f"case-{index}"
+            probed = bench.call(case.outcome, call_id=call_id, case=case)
+            label = f"case {index} ({case.tool} {dict(case.arguments)}, expected {case.outcome})"
+            [asked] = probed.of("approval/asked")
+            assert asked["tool"] == case.tool, label
+            [decided] = probed.of("approval/decided")
+            if case.outcome == NO_ANSWER:
+                assert probed.fallback_asked[-1:] == (call_id,), label
+                assert decided["answerer"] == FALLBACK, label
+                continue
+            assert call_id not in probed.fallback_asked, label
+            if case.outcome == ApprovalOutcome.DEFERRED.value:  # memory-only: cannot wait
+                assert probed.of("approval/deferred"), label
+                assert _code(probed.result) == ErrorCode.APPROVAL_UNAVAILABLE, label
+                continue
+            assert decided["outcome"] == case.outcome, label
+            assert decided["answerer"] == answerer_driver.plugin, label
+            assert _code(probed.result) == OUTCOME_CODES[ApprovalOutcome(case.outcome)], label
+            ran = [run[0] for run in probed.runs]
+            assert (call_id in ran) == (case.outcome == ApprovalOutcome.ALLOWED_ONCE.value), label
+
     # -- what an approval grants ------------------------------------------------------------------
 
     def test_an_escalation_is_granted_for_that_call_only(
@@ -259,7 +302,8 @@ class AnswererContract:
         probed = make_bench().call(allow, detail=detail)
         assert _code(probed.result) is None, probed.result
         [asked] = probed.of("approval/asked")
-        assert asked["args_digest"] == digest({"want": allow, "detail": freeze(detail)})
+        expected = {**probed.case.arguments, "detail": freeze(detail)}
+        assert asked["args_digest"] == digest(expected)
 
     # -- time -------------------------------------------------------------------------------------
 
@@ -274,7 +318,7 @@ class AnswererContract:
         [decided] = stalled.of("approval/decided")
         assert decided["outcome"] == "unavailable"
         allow = ApprovalOutcome.ALLOWED_ONCE.value
-        if allow in answerer_driver.gives:
+        if allow in answerer_driver.answers:
             after = bench.call(allow, call_id="probe-after")
             assert _code(after.result) is None, after.result
 
@@ -285,9 +329,11 @@ __all__ = [
     "PROBE",
     "PROBE_TOOL",
     "STALL",
+    "AnswerCase",
     "AnswererContract",
     "AnswererDriver",
     "ContractBench",
     "Probed",
     "fallback_answerer",
+    "probe_source",
 ]

@@ -1,7 +1,8 @@
 """The plugins the answerer contract installs around the answerer under test.
 
-``contract-probe`` (:data:`PROBE_SOURCE`) is the tool every contract request is about, with a
-``tools/pre-execute`` policy that asks about each of its calls; ``contract-fallback``
+``contract-probe`` (:func:`probe_source`) registers the tools the contract's requests are about:
+``contract_probe``, and the tools of the driver's cases; its ``tools/pre-execute`` policy asks
+about each of their calls; ``contract-fallback``
 (:func:`fallback_answerer`) answers last and rejects, so a test can see whether a request was
 passed on. Both are module sources, installed as distributions of their own through the
 ``plugin_site`` fixture.
@@ -13,7 +14,7 @@ PROBE = "contract-probe"
 FALLBACK = "contract-fallback"
 PROBE_TOOL = "contract_probe"
 
-PROBE_SOURCE = '''
+_PROBE_SOURCE = '''
 from seamhost import Decision, PluginDescriptor, ToolOutput, ToolSpec, hookimpl
 
 SCHEMA = {
@@ -22,6 +23,7 @@ SCHEMA = {
     "required": ["want"],
     "additionalProperties": False,
 }
+CASE_TOOLS = {case_tools!r}  # the tools the driver's cases call: any arguments
 
 
 class Probe:
@@ -38,16 +40,27 @@ class Probe:
     def tools_register(self, register):
         register(ToolSpec("contract_probe", "records that it ran", SCHEMA,
                           {}, "read-only", False, self.body))
+        for name in CASE_TOOLS:
+            register(ToolSpec(name, "records that it ran", {"type": "object"},
+                              {}, "read-only", False, self.body))
 
     @hookimpl
     def tools_pre_execute(self, call):
-        if call.name == "contract_probe":
+        if call.name == "contract_probe" or call.name in CASE_TOOLS:
             return Decision.ask("the answerer contract asks about every probe call")
         return None
 
 
 descriptor = PluginDescriptor(name="contract-probe", factory=Probe)
 '''
+
+
+def probe_source(case_tools: tuple[str, ...] = ()) -> str:
+    """The source of ``contract-probe``, registering `case_tools` besides ``contract_probe``."""
+    return _PROBE_SOURCE.replace("{case_tools!r}", repr(tuple(case_tools)))
+
+
+PROBE_SOURCE = probe_source()
 
 _FALLBACK_CLASS = '''
 from seamhost import ApprovalOutcome, PluginDescriptor, hookimpl
@@ -76,4 +89,4 @@ def fallback_answerer(name: str) -> str:
     )
 
 
-__all__ = ["FALLBACK", "PROBE", "PROBE_SOURCE", "PROBE_TOOL", "fallback_answerer"]
+__all__ = ["FALLBACK", "PROBE", "PROBE_SOURCE", "PROBE_TOOL", "fallback_answerer", "probe_source"]

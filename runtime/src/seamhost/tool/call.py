@@ -54,16 +54,17 @@ class ToolContext:
     and frozen; `cancelled` is set when the turn is cancelled; `runner` confines subprocesses.
     """
 
-    call_id: str
-    arguments: FrozenDict
-    workspace: Path
-    sandbox_mode: SandboxMode
-    writable_roots: tuple[Path, ...]
-    cancelled: asyncio.Event
+    call_id: str  # the call's id: the idempotency key to hand to external systems
+    arguments: FrozenDict  # the arguments, validated against the input schema and frozen
+    workspace: Path  # the directory the tool works in
+    sandbox_mode: SandboxMode  # the mode the call runs in (an approved escalation included)
+    writable_roots: tuple[Path, ...]  # writable directories besides the workspace
+    cancelled: asyncio.Event  # set when the turn is cancelled: stop soon
     runner: Runner | None = None
-    session_id: str = ""
-    attempt: int = 1
-    idempotency_key: str = ""
+    """runs subprocesses through the sandbox provider; never start them yourself"""
+    session_id: str = ""  # the session the call belongs to
+    attempt: int = 1  # which dispatch of the call this is (1 for the first)
+    idempotency_key: str = ""  # <session id>:<call id>: the same for every attempt
 
 
 @attrs.frozen
@@ -75,28 +76,29 @@ class ToolOutput:
     its content and value. A body may also raise :class:`seamhost.tool.result.ToolFailed`.
     """
 
-    content: str
+    content: str  # what the model reads
     value: Any = attrs.field(default=None, converter=freeze)
-    meta: Mapping[str, Any] = attrs.field(factory=dict)
-    is_error: bool = False
-    error_code: ErrorCode | None = None
-    additional_contexts: tuple[str, ...] = ()
-    retryable: bool = False
+    """the canonical result, for programs, policy and audit (JSON, frozen)"""
+    meta: Mapping[str, Any] = attrs.field(factory=dict)  # what UIs show; not sent to the model
+    is_error: bool = False  # True to end the call as an error result
+    error_code: ErrorCode | None = None  # that result's code; None means TOOL_ERROR
+    additional_contexts: tuple[str, ...] = ()  # extra texts given to the model after the result
+    retryable: bool = False  # the failure had no effect: a retry-safe tool may be dispatched again
 
 
 @attrs.frozen
 class ToolInvocation:
     """A call after its arguments were validated and frozen: what governance decides on."""
 
-    session_id: str
-    turn: int
-    step: int
-    call_id: str
-    tool: RegisteredTool
-    arguments: FrozenDict
-    args_digest: str
-    workspace: Path
-    sandbox_mode: SandboxMode
+    session_id: str  # the session the call belongs to
+    turn: int  # the turn number (1-based)
+    step: int  # the step number within the turn
+    call_id: str  # the call's id
+    tool: RegisteredTool  # the registered tool: `tool.spec`, `tool.plugin`
+    arguments: FrozenDict  # the validated, frozen arguments (they cannot be rewritten)
+    args_digest: str  # digest of the arguments, as approvals and the log record it
+    workspace: Path  # the directory the call works in
+    sandbox_mode: SandboxMode  # the mode the call would run in
 
     @property
     def name(self) -> str:
@@ -112,11 +114,11 @@ class ToolExecution:
     call runs outside an agent session.
     """
 
-    invocation: ToolInvocation
-    attempt: int
-    cancelled: asyncio.Event
-    session: Session | None = None
-    parent: ToolExecution | None = None
+    invocation: ToolInvocation  # the call being executed
+    attempt: int  # 1, or more when repair retries an idempotent call
+    cancelled: asyncio.Event  # set when the turn is cancelled
+    session: Session | None = None  # the live session, or None outside one
+    parent: ToolExecution | None = None  # the outer execution of a nested call, or None
 
 
 ExecuteNext = Callable[[ToolExecution], Awaitable["ToolResult"]]

@@ -11,9 +11,9 @@ import attrs
 class Verdict(enum.IntEnum):
     """A decision's verdict; a larger value is more restrictive."""
 
-    ALLOW = 0
-    ASK = 1
-    DENY = 2
+    ALLOW = 0  # the call may proceed
+    ASK = 1  # the approval service asks the answerers
+    DENY = 2  # the call ends DENIED_BY_POLICY (DENIED_BY_GUARD from a guard)
 
     def __str__(self) -> str:
         return _VERDICT_NAMES[self._value_]  # not `self.name`: enum properties are slow
@@ -29,9 +29,9 @@ class Decision:
     `plugin` is filled in by the kernel with the name of the plugin that voted.
     """
 
-    verdict: Verdict
-    reason: str = ""
-    plugin: str = ""
+    verdict: Verdict  # allow, ask or deny
+    reason: str = ""  # why; recorded with the decision and shown to the model
+    plugin: str = ""  # the plugin that voted; filled in by the kernel
 
     @classmethod
     def allow(cls, reason: str = "") -> Decision:
@@ -50,10 +50,10 @@ class Decision:
 class Replace:
     """A `tools/post-execute` vote that replaces the content or the value of a result (not both)."""
 
-    content: str | None = None
-    value: Any = None
-    replaces_value: bool = False
-    reason: str = ""
+    content: str | None = None  # the new content, or None when the value is replaced
+    value: Any = None  # the new value, when `replaces_value`
+    replaces_value: bool = False  # True when `value` replaces the result's value
+    reason: str = ""  # why; recorded with the result
 
     def __attrs_post_init__(self) -> None:
         if (self.content is None) == (not self.replaces_value):
@@ -72,4 +72,4 @@ class Replace:
 class Block:
     """A `tools/post-execute` vote that blocks a result; the call ends ``POST_EXECUTE_BLOCKED``."""
 
-    reason: str
+    reason: str  # why the result is blocked; the model reads it

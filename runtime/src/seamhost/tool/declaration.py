@@ -25,19 +25,17 @@ ToolBody = Callable[[Any], Awaitable[Any]]
 class ToolSpec:
     """A tool as a plugin declares it through `tools/register`."""
 
-    name: str
-    description: str
-    input_schema: Mapping[str, Any]
-    output_schema: Mapping[str, Any]
-    effect: Effect
-    concurrency_safe: bool
+    name: str  # what the model calls
+    description: str  # what the model and the operator read
+    input_schema: Mapping[str, Any]  # JSON Schema of the arguments; make it strict
+    output_schema: Mapping[str, Any]  # JSON Schema of the output's `value`
+    effect: Effect  # read-only | write
+    concurrency_safe: bool  # True when calls may run in parallel
     body: ToolBody = attrs.field(eq=False, repr=False)
-    idempotent: bool = False
-    runs_subprocesses: bool = False
-    # Its effect can be looked up afterwards by its idempotency key: the plugin that registers
-    # it implements ``tools/reconcile`` (design.md §10). Digested only when set, so declaring
-    # nothing keeps a tool's descriptor digest as it was.
-    status_query: bool = False
+    """async def body(ctx: ToolContext) -> ToolOutput"""
+    idempotent: bool = False  # True when repeating a call with the same key is harmless
+    runs_subprocesses: bool = False  # True when the body starts processes (needs sandbox/confine)
+    status_query: bool = False  # its effect can be looked up by key (implement tools/reconcile)
 
     @property
     def retry_safe(self) -> bool:

@@ -30,16 +30,16 @@ class Probe:
     the time left in seconds, and `cancelled` is set when the probe must stop.
     """
 
-    session_id: str
-    call_id: str
-    attempt: int
-    tool: str
-    arguments: FrozenDict
-    args_digest: str
-    idempotency_key: str
-    workspace: Path
-    deadline: float
-    cancelled: asyncio.Event
+    session_id: str  # the session the call belongs to
+    call_id: str  # the model's id of the call
+    attempt: int  # the attempt whose outcome is unknown (the last one dispatched)
+    tool: str  # the tool's name
+    arguments: FrozenDict  # the call's arguments, as validated and frozen
+    args_digest: str  # their canonical digest, as the dispatch record holds it
+    idempotency_key: str  # <session id>:<call id>: the key the body handed on
+    workspace: Path  # the session's workspace
+    deadline: float  # seconds the probe may take
+    cancelled: asyncio.Event  # set when the probe must stop
 
 
 @attrs.frozen
@@ -50,17 +50,17 @@ class Resolved:
     `error_code` (with `content` as its message) says the call failed without an effect.
     """
 
-    content: str
-    value: Any = attrs.field(default=None, converter=freeze)
-    error_code: str | None = None
+    content: str  # what the model is told happened
+    value: Any = attrs.field(default=None, converter=freeze)  # the call's value (output schema)
+    error_code: str | None = None  # set when the call failed without effect
 
 
 @attrs.frozen
 class Pending:
     """The external system does not know yet: ask again in `retry_after` seconds."""
 
-    retry_after: float
-    reason: str
+    retry_after: float  # seconds until the probe may be asked again
+    reason: str  # why the external system cannot tell yet
 
 
 ProbeAnswer = Resolved | Pending

@@ -38,12 +38,13 @@ class ToolResult:
     reads, `meta` what UIs show. Changing `content` never changes `value`.
     """
 
-    call_id: str
-    content: str
-    value: Any = attrs.field(default=None, converter=freeze)
-    error: ToolError | None = None
+    call_id: str  # the call it settles
+    content: str  # what the model reads
+    value: Any = attrs.field(default=None, converter=freeze)  # the canonical result (JSON, frozen)
+    error: ToolError | None = None  # {code, message} when the call failed; None when it succeeded
     meta: FrozenDict = attrs.field(factory=FrozenDict, converter=_freeze_mapping)
-    additional_contexts: tuple[str, ...] = ()
+    """what UIs show; not sent to the model"""
+    additional_contexts: tuple[str, ...] = ()  # extra texts given to the model after the result
 
     @property
     def is_error(self) -> bool:
