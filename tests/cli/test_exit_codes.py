@@ -282,7 +282,8 @@ def test_ctrl_c_ends_a_run_with_130_and_one_line(rig: Rig) -> None:
         r"`seamhost run --resume ctrl-c \[SCENARIO\]`",
     )
     ends_as(interrupted, child.returncode, stdout, stderr)
-    assert "ABORTED" in stdout
+    # The shell writes: stopped after dispatch, what it did is unknown (design.md §10).
+    assert "TOOL_OUTCOME_UNKNOWN" in stdout
 
 
 def test_version_json_names_the_kernel_and_each_plugin() -> None:

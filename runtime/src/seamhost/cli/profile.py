@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import importlib
+import sys
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from seamhost.cli.exitcodes import ExitCode
 from seamhost.cli.output import emit_json
 from seamhost.errors import SeamhostError
 
@@ -84,12 +84,13 @@ def check(profile_ref: str, as_json: bool) -> None:
     except SeamhostError as exc:
         if not as_json:
             raise
-        from seamhost.cli import USAGE_ERRORS, fail
+        from seamhost.cli.failures import exit_code_for
         from seamhost.cli.profile_errors import entries
 
+        # This command's own JSON answers for the failure: no second {"error"} object.
         emit_json({"profile": profile_ref, "valid": False, "errors": entries(exc)})
-        fail(exc, ExitCode.USAGE if isinstance(exc, USAGE_ERRORS) else ExitCode.FAILURE)
-        return
+        click.echo(f"seamhost: error: {exc}", err=True)
+        sys.exit(int(exit_code_for(exc)))
     summary: dict[str, Any] = {
         "profile": bundle.profile.name,
         "valid": True,

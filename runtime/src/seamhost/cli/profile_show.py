@@ -105,7 +105,6 @@ def show_why(profile_ref: str, key: str, as_json: bool) -> None:
         answer = explain(profile, key)
     except UnknownKey as exc:
         fail(exc, ExitCode.USAGE)
-        return
     if as_json:
         emit_json(answer.to_json())
         return
