@@ -16,6 +16,7 @@ import click
 
 from seamhost.cli.exitcodes import ExitCode
 from seamhost.errors import (
+    AmbiguousSessionId,
     ConfigError,
     MissingSeams,
     PluginConflict,
@@ -25,10 +26,13 @@ from seamhost.errors import (
     ProfileNotFound,
     SeamContractError,
     SeamhostError,
+    StoreRootMissing,
+    UnknownSession,
 )
 from seamhost.version import __version__
 
 USAGE_ERRORS = (
+    AmbiguousSessionId,
     ConfigError,
     MissingSeams,
     PluginConflict,
@@ -37,6 +41,8 @@ USAGE_ERRORS = (
     ProfileCycle,
     ProfileNotFound,
     SeamContractError,
+    StoreRootMissing,
+    UnknownSession,
 )
 
 _SUBCOMMANDS = {
