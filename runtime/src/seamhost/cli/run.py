@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import shutil
 import signal
 import sys
 import tempfile
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from seamhost.cli.exitcodes import ExitCode
+from seamhost.cli.lookup import resolve_session
 
 if TYPE_CHECKING:
     from seamhost.cli.timeline import Timeline
@@ -21,6 +23,18 @@ if TYPE_CHECKING:
     from seamhost.run.agent import Agent, TurnOutcome
     from seamhost.session.live import Session
     from seamhost.session.record import Record
+
+# Workspaces `run` makes for itself; one is removed when the run (or the resume that finishes
+# its session) ends, unless --keep-workspace, and kept while its session is parked.
+WORKSPACE_PREFIX = "seamhost-workspace-"
+
+
+def is_temporary_workspace(path: Path) -> bool:
+    """`path` is a workspace `run` made in the temporary directory (by its name and place)."""
+    return (
+        path.name.startswith(WORKSPACE_PREFIX)
+        and path.parent == Path(tempfile.gettempdir()).resolve()
+    )
 
 
 @click.command()
@@ -54,6 +68,12 @@ if TYPE_CHECKING:
     "the session's own).",
 )
 @click.option(
+    "--keep-workspace",
+    is_flag=True,
+    help="Keep the temporary workspace a run without --workspace creates (it is removed when "
+    "the run ends, unless the run parks on a deferred approval).",
+)
+@click.option(
     "--json",
     "as_json",
     is_flag=True,
@@ -78,6 +98,7 @@ def run(
     session_id: str | None,
     resume_id: str | None,
     workspace: Path | None,
+    keep_workspace: bool,
     as_json: bool,
     approval_policy: str | None,
     check: bool,
@@ -110,11 +131,12 @@ def run(
     err = console(stderr=True)
     transcript = Timeline(out)
     if resume_id is not None:
+        resume_id = resolve_session(bundle.store, resume_id)
         session, root = _resume(bundle, resume_id, workspace, transcript, quiet=as_json)
         if scenario_path is not None:
             scenario = _replay_after(bundle, scenario_path, session) or scenario
     else:
-        root = (workspace or Path(tempfile.mkdtemp(prefix="seamhost-workspace-"))).resolve()
+        root = (workspace or Path(tempfile.mkdtemp(prefix=WORKSPACE_PREFIX))).resolve()
         session = create_session(bundle, session_id=session_id, cwd=str(root))
         if not as_json:
             out.print(
@@ -128,10 +150,17 @@ def run(
 
         set_policy(session, approval_policy, "command line")
     agent = Agent(bundle, session, workspace=root)
+    outcomes: list[TurnOutcome] = []
     try:
         outcomes = asyncio.run(_drive(agent, scenario, resume=resume_id is not None))
     finally:
         session.close()
+        temporary = workspace is None and is_temporary_workspace(root)
+        parked = bool(outcomes) and outcomes[-1].reason == "suspended"
+        if temporary and (keep_workspace or parked):
+            err.print(f"workspace kept: {root}", highlight=False)
+        elif temporary:
+            shutil.rmtree(root, ignore_errors=True)
     mismatches = _mismatches(scenario, session, profile.name, agent) if check and scenario else []
     sys.exit(int(_report(out, err, session.id, outcomes, mismatches, quiet=as_json)))
 
