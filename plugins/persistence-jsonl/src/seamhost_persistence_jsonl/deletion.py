@@ -94,4 +94,3 @@ def _empty(directory: Path) -> None:
             if _ours(entry.name) and not entry.is_dir(follow_symlinks=False):
                 os.unlink(entry.path)
     os.rmdir(directory)
-

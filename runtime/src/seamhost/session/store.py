@@ -1,10 +1,10 @@
 """What a `session/store` provider supplies: the storage protocols and the session header.
 
-A store creates and opens sessions, lists them, reads them and deletes them. A writer is the one handle that
-may add records to a session: ``submit`` hands records over without waiting (write-behind), and
-``flush`` returns once every submitted record has crossed the storage boundary or raises, leaving
-what failed pending for the next flush. ``delete`` takes the session the way a writer would, so
-a live writer refuses it, and nothing is removed unless everything is.
+A store creates and opens sessions, lists them, reads them and deletes them. A writer is the one
+handle that may add records to a session: ``submit`` hands records over without waiting
+(write-behind), and ``flush`` returns once every submitted record has crossed the storage
+boundary or raises, leaving what failed pending for the next flush. ``delete`` takes the session
+the way a writer would, so a live writer refuses it, and nothing is removed unless everything is.
 """
 
 from __future__ import annotations
