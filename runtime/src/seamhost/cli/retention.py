@@ -95,7 +95,7 @@ def remove(
     profile_ref: str,
     as_json: bool,
 ) -> None:
-    """Remove the sessions ID... (each a unique prefix of an id) for good.
+    """Remove sessions for good; each ID may be a unique prefix of a session id.
 
     A session a live writer holds, or parked on a deferred approval, is kept, and so is one that
     cannot be read unless --force. Every id is resolved before anything is removed. Exits 0 when
