@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
@@ -17,6 +19,40 @@ from seamhost.kernel.profile.resolve import resolve_profile
 from seamhost.testing.sites import PluginSite
 
 BundleMaker = Callable[..., Bundle]
+
+# --------------------------------------------------------------------------------------------
+# the suite leaves nothing in the temporary directory
+# --------------------------------------------------------------------------------------------
+
+_SCRATCH: list[Path] = []
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Point the temporary directory of the suite (and of every process it starts) at a fresh
+    one, so that what a test leaves there can be told from what other programs leave in /tmp.
+    pytest's own ``tmp_path`` directories stay where they were."""
+    os.environ.setdefault("PYTEST_DEBUG_TEMPROOT", tempfile.gettempdir())
+    scratch = Path(tempfile.mkdtemp(prefix="seamhost-tests-tmp-"))
+    scratch.chmod(0o755)  # reachable by other users, as /tmp is (tests run children as nobody)
+    _SCRATCH.append(scratch)
+    os.environ["TMPDIR"] = str(scratch)
+    tempfile.tempdir = None  # recomputed from TMPDIR
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Fail the run when a test left anything in the suite's temporary directory (a run's
+    workspace that was not removed, above all), naming it."""
+    if not _SCRATCH:
+        return
+    scratch = _SCRATCH.pop()
+    left = sorted(p.name for p in scratch.iterdir())
+    shutil.rmtree(scratch, ignore_errors=True)
+    if left:
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        message = f"the test suite left {len(left)} file(s) in the temporary directory: {left}"
+        if reporter is not None:
+            reporter.write_line(f"ERROR: {message}", red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 @pytest.fixture

@@ -312,6 +312,56 @@ class SessionMissing(SeamhostError, LookupError):
     session_id: str
 
 
+class StoreRootMissing(SeamhostError, FileNotFoundError):
+    """A session store root given on the command line does not exist."""
+
+    root: str
+
+    def __str__(self) -> str:
+        return (
+            f"--root {self.root}: no such directory; pass the root of a session store "
+            "(for persistence-jsonl, $SEAMHOST_HOME/sessions), or --profile P to use its store"
+        )
+
+
+class UnknownSession(SeamhostError, LookupError):
+    """No stored session has this id, nor an id that starts with it."""
+
+    prefix: str
+    store: str
+
+    def __str__(self) -> str:
+        return (
+            f"no session {self.prefix!r} (nor one whose id starts with it) in {self.store}; "
+            "`seamhost session ls` lists them"
+        )
+
+
+class AmbiguousSessionId(SeamhostError, LookupError):
+    """A session id prefix matches more than one stored session."""
+
+    prefix: str
+    candidates: tuple[str, ...]
+
+    def __str__(self) -> str:
+        shown = ", ".join(self.candidates[:10])
+        more = f" and {len(self.candidates) - 10} more" if len(self.candidates) > 10 else ""
+        return (
+            f"session id prefix {self.prefix!r} matches {len(self.candidates)} sessions: "
+            f"{shown}{more}; give more of the id"
+        )
+
+
+class SessionKept(SeamhostError, RuntimeError):
+    """A session was not removed, because removing it would lose work that is not over."""
+
+    session_id: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"session {self.session_id!r} kept: {self.reason}"
+
+
 def join_key(parts: Sequence[str | int]) -> str:
     """Render a key path the way profiles spell it: ``plugins.tool-policy.rules[2].tool``."""
     out = ""

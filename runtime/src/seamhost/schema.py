@@ -5,14 +5,14 @@ milliseconds for a plugin's config schema, and ``seamhost profile check`` valida
 table of a profile), so validators are cached twice, the way Python caches bytecode:
 
 * in memory, by the canonical digest of the schema, for the life of the process;
-* on disk, as the marshalled code object of the generated module, under
-  ``$SEAMHOST_CACHE`` (else ``$XDG_CACHE_HOME/seamhost``, else ``~/.cache/seamhost``) in
+* on disk, as the marshalled code object of the generated module, under ``$SEAMHOST_CACHE`` (else
+  ``$SEAMHOST_HOME/cache``, else ``$XDG_CACHE_HOME/seamhost``, else ``~/.cache/seamhost``) in
   ``schemas/``, keyed by the schema's digest, fastjsonschema's version and the interpreter's
   bytecode magic. A cached validator runs without importing fastjsonschema: the generated code's
-  only reference to it, its exception classes, is bound to the compatible ones below. Nor does
-  it import :mod:`decimal` (~0.6 ms) unless it computes with decimals (``multipleOf``): the
-  ``Decimal`` its type checks name is a stand-in that answers ``isinstance`` exactly. A missing,
-  unreadable or stale cache entry is simply regenerated; the cache is never a source of truth.
+  only reference to it, its exception classes, is bound to the compatible ones below. Nor does it
+  import :mod:`decimal` (~0.6 ms) unless it computes with decimals (``multipleOf``): the ``Decimal``
+  its type checks name is a stand-in that answers ``isinstance`` exactly. A missing, unreadable or
+  stale cache entry is simply regenerated; the cache is never a source of truth.
 
 Violations come back as a key path (keys and list indexes) and a sentence.
 """
@@ -35,6 +35,7 @@ from seamhost import jsonvalue
 from seamhost.errors import SeamhostError
 
 CACHE_ENV = "SEAMHOST_CACHE"
+HOME_ENV = "SEAMHOST_HOME"
 # The version of the code `_generate` caches: part of every cache key, so changing what is done
 # to the generated source retires the entries written before.
 _CODE_VERSION = "2"
@@ -109,9 +110,12 @@ def compile_schema(schema: Mapping[str, Any]) -> Validator:
 
 
 def cache_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """Where compiled validators are cached (see the module docstring for the order)."""
     env = os.environ if environ is None else environ
     if env.get(CACHE_ENV):
         return Path(env[CACHE_ENV]) / "schemas"
+    if env.get(HOME_ENV):  # everything seamhost writes lives under SEAMHOST_HOME when it is set
+        return Path(env[HOME_ENV]).expanduser() / "cache" / "schemas"
     base = env.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "seamhost" / "schemas"
 

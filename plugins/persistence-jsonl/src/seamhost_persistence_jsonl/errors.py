@@ -117,6 +117,21 @@ class UnknownRecordType(StorageError, ValueError):
         )
 
 
+class UnexpectedFiles(StorageError, OSError):
+    """A session directory holds files persistence-jsonl did not write, so it is not deleted."""
+
+    session_id: str
+    directory: str
+    names: tuple[str, ...]
+
+    def __str__(self) -> str:
+        return (
+            f"session {self.session_id!r} was not deleted: {self.directory} also holds "
+            f"{', '.join(self.names)}, which persistence-jsonl did not write; move them "
+            "elsewhere, then delete the session again"
+        )
+
+
 class MixedEncoding(StorageError, ValueError):
     """A store would write one encoding into a root that holds the other."""
 

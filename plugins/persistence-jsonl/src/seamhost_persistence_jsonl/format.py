@@ -8,7 +8,7 @@ One directory per session under the store root::
     <root>/seamhost-sessions.json               root marker: {"format": 1, "encoding": "zstd"}
     <root>/<escaped id>/session.v1.jsonl.zst    the log, compression = "zstd" (framed)
     <root>/<escaped id>/session.v1.jsonl        the log, compression = "none" (plain JSONL)
-    <root>/<escaped id>/session.lock            the writer lock; never deleted
+    <root>/<escaped id>/session.lock            the writer lock; deleted only with its session
     <root>/<escaped id>/.session.v1.jsonl*.tmp  a first write being published
 
 A session id becomes a directory name by percent-encoding (``%XX``, upper-case hex, of its UTF-8

@@ -2,7 +2,9 @@
 
 The claim (keyed by the session directory's real path) refuses a second writer in this process,
 including one for a session not yet published. The lock is an exclusive, non-blocking ``flock``
-on a file that is never deleted (deleting it would let two writers lock two different files).
+on a file that is never deleted while its session exists (deleting it would let two writers lock
+two different files); deleting the session removes it, under the lock, after the directory has
+been moved aside, so no writer can find it again.
 The kernel releases it when its holder exits however it exits, and keeps it while a stuck holder
 lives. Its descriptor is close-on-exec, and a forked child closes its copy at once, so no child
 process ever holds a session. The holder writes its pid into the file for the error message of

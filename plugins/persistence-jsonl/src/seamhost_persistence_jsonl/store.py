@@ -3,7 +3,8 @@
 Nothing touches the disk before a session's first write: creating a store or a session is free,
 and listing a root that does not exist yet lists nothing. Listing and stat read each session's
 header frame only; reading streams the records; writers are exclusive (see
-:mod:`~seamhost_persistence_jsonl.locking`). The format is in
+:mod:`~seamhost_persistence_jsonl.locking`), and deleting a session takes its writer lock (see
+:mod:`~seamhost_persistence_jsonl.deletion`). The format is in
 :mod:`~seamhost_persistence_jsonl.format`.
 """
 
@@ -12,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,6 +21,7 @@ import orjson
 
 from seamhost import SessionCheck, SessionHeader, SessionStat
 from seamhost_persistence_jsonl import locking
+from seamhost_persistence_jsonl.deletion import delete_session
 from seamhost_persistence_jsonl.durable import make_directories, publish
 from seamhost_persistence_jsonl.errors import (
     MixedEncoding,
@@ -209,7 +211,8 @@ class JsonlStore:
         """The header and size of a session, from its header frame only."""
         path, encoding = SessionPaths.of(self.root, session_id).require_log()
         with LogScan(session_id, path, encoding, self.catalog) as scan:
-            return SessionStat(scan.header, str(path), scan.size)
+            modified = os.stat(path).st_mtime_ns // 1_000_000
+            return SessionStat(scan.header, str(path), scan.size, modified)
 
     def verify(self, session_id: str) -> SessionCheck:
         """Read a whole session and report what is intact, torn or corrupted."""
@@ -240,6 +243,10 @@ class JsonlStore:
             torn_records=len(tail.torn_records),
             torn_bytes=tail.torn_bytes,
         )
+
+    def delete(self, session_id: str, *, check: Callable[[], None] | None = None) -> None:
+        """Remove a session's directory under its writer lock (see :mod:`.deletion`)."""
+        delete_session(SessionPaths.of(self.root, session_id), check)
 
     # -- the root ---------------------------------------------------------------------------
 

@@ -28,7 +28,7 @@ from seamhost.cli.exitcodes import ExitCode
 def approvals(profile_ref: str, as_json: bool) -> None:
     """List the deferred approvals every stored session waits on."""
     from seamhost.cli.output import console, emit_json
-    from seamhost.cli.session import open_store
+    from seamhost.cli.stores import open_store
     from seamhost.run.deferred import pending_approvals
 
     found = list(pending_approvals(open_store(None, profile_ref)))
@@ -72,12 +72,14 @@ def _decide(
     profile_ref: str,
 ) -> None:
     from seamhost.cli import fail
+    from seamhost.cli.lookup import resolve_session
     from seamhost.cli.output import console
     from seamhost.kernel.bundle import build_bundle
     from seamhost.kernel.profile.resolve import resolve_profile
     from seamhost.run.deferred import ApprovalNotOpen, decide
 
     bundle = build_bundle(resolve_profile(profile_ref))
+    session_id = resolve_session(bundle.store, session_id)
     who = decider or getpass.getuser()
     try:
         decide(bundle, session_id, approval_id, allow=allow, decider=who, reason=reason)
@@ -103,7 +105,7 @@ def _options(command: click.Command) -> click.Command:
         click.option("--as", "decider", help="Who decides (default: the current user)."),
         click.option("--reason", help="Why; recorded in the decision."),
         # click lists arguments in the order they are applied: SESSION, then APPROVAL.
-        click.argument("session_id", metavar="SESSION"),
+        click.argument("session_id", metavar="SESSION"),  # a unique prefix will do
         click.argument("approval_id", metavar="APPROVAL"),
     ):
         command = option(command)

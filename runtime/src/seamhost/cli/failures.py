@@ -26,6 +26,7 @@ import click
 
 from seamhost.cli.exitcodes import ExitCode
 from seamhost.errors import (
+    AmbiguousSessionId,
     ConfigError,
     MissingSeams,
     PluginConflict,
@@ -37,6 +38,8 @@ from seamhost.errors import (
     SeamhostError,
     SessionDamaged,
     SessionMissing,
+    StoreRootMissing,
+    UnknownSession,
     describe,
 )
 
@@ -44,6 +47,7 @@ JSON_FLAG = "seamhost.json"  # key of click's shared ctx.meta: the command line 
 
 # Nothing was done: the arguments, the profile or its plugins are wrong, or name no session.
 USAGE_ERRORS = (
+    AmbiguousSessionId,
     ConfigError,
     MissingSeams,
     PluginConflict,
@@ -53,6 +57,8 @@ USAGE_ERRORS = (
     ProfileNotFound,
     SeamContractError,
     SessionMissing,
+    StoreRootMissing,
+    UnknownSession,
     click.UsageError,
 )
 

@@ -42,33 +42,43 @@ def describe_installed() -> list[dict[str, Any]]:
 @click.command()
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list instead of a table.")
 def plugins(as_json: bool) -> None:
-    """List the installed plugins (entry-point group seamhost.plugins)."""
+    """List the installed plugins (entry-point group seamhost.plugins).
+
+    Plugin names are always shown whole; columns that do not fit the terminal are dropped, and
+    seam lists wrap between seams.
+    """
     entries = describe_installed()
     if as_json:
         emit_json(entries)
         return
-    from rich.table import Table
+    from seamhost.cli.columns import Column, print_table
+    from seamhost.cli.timeline import esc
 
-    table = Table("plugin", "distribution", "version", "provides", "requires", box=None)
-    for entry in entries:
-        if "error" in entry:
-            table.add_row(
-                entry["name"],
-                entry.get("distribution", ""),
-                entry.get("version", ""),
-                f"[red]{entry['error']}[/red]",
-                "",
-            )
-            continue
-        table.add_row(
+    out = console()
+    if not entries:
+        out.print("no plugins installed (entry-point group seamhost.plugins)")
+        return
+    loaded = [entry for entry in entries if "error" not in entry]
+    columns = [
+        Column("plugin", keep=True),
+        Column("distribution"),
+        Column("version"),
+        Column("provides", wrap=True),
+        Column("requires", wrap=True),
+    ]
+    rows = [
+        [
             entry["name"],
             entry["distribution"],
             entry["version"],
             ", ".join(entry["provides"]) or "-",
             ", ".join(entry["requires"]) or "-",
-        )
-    out = console()
-    if not entries:
-        out.print("no plugins installed (entry-point group seamhost.plugins)")
-        return
-    out.print(table)
+        ]
+        for entry in loaded
+    ]
+    if rows:
+        print_table(out, columns, rows, what="plugins")
+    for entry in entries:
+        if "error" in entry:
+            where = f" ({entry['distribution']} {entry['version']})" if "version" in entry else ""
+            out.print(f"[red]? {esc(entry['name'])}[/red]{esc(where)}: {esc(entry['error'])}")

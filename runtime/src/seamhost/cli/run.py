@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import shutil
 import signal
 import sys
 import tempfile
@@ -12,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from seamhost.cli.lookup import resolve_session
+
 if TYPE_CHECKING:
     from seamhost.cli.timeline import Timeline
     from seamhost.kernel.bundle import Bundle
@@ -19,6 +22,18 @@ if TYPE_CHECKING:
     from seamhost.run.agent import Agent, TurnOutcome
     from seamhost.session.live import Session
     from seamhost.session.record import Record
+
+# Workspaces `run` makes for itself; one is removed when the run (or the resume that finishes
+# its session) ends, unless --keep-workspace, and kept while its session is parked.
+WORKSPACE_PREFIX = "seamhost-workspace-"
+
+
+def is_temporary_workspace(path: Path) -> bool:
+    """`path` is a workspace `run` made in the temporary directory (by its name and place)."""
+    return (
+        path.name.startswith(WORKSPACE_PREFIX)
+        and path.parent == Path(tempfile.gettempdir()).resolve()
+    )
 
 
 @click.command()
@@ -52,6 +67,12 @@ if TYPE_CHECKING:
     "the session's own).",
 )
 @click.option(
+    "--keep-workspace",
+    is_flag=True,
+    help="Keep the temporary workspace a run without --workspace creates (it is removed when "
+    "the run ends, unless the run parks on a deferred approval).",
+)
+@click.option(
     "--json",
     "as_json",
     is_flag=True,
@@ -76,6 +97,7 @@ def run(
     session_id: str | None,
     resume_id: str | None,
     workspace: Path | None,
+    keep_workspace: bool,
     as_json: bool,
     approval_policy: str | None,
     check: bool,
@@ -108,11 +130,12 @@ def run(
     out = console()
     transcript = Timeline(out)
     if resume_id is not None:
+        resume_id = resolve_session(bundle.store, resume_id)
         session, root = _resume(bundle, resume_id, workspace, transcript, quiet=as_json)
         if scenario_path is not None:
             scenario = _replay_after(bundle, scenario_path, session) or scenario
     else:
-        root = (workspace or Path(tempfile.mkdtemp(prefix="seamhost-workspace-"))).resolve()
+        root = (workspace or Path(tempfile.mkdtemp(prefix=WORKSPACE_PREFIX))).resolve()
         session = create_session(bundle, session_id=session_id, cwd=str(root))
         if not as_json:
             out.print(
@@ -126,10 +149,17 @@ def run(
 
         set_policy(session, approval_policy, "command line")
     agent = Agent(bundle, session, workspace=root)
+    outcomes: list[TurnOutcome] = []
     try:
         outcomes = asyncio.run(_drive(agent, scenario, resume=resume_id is not None))
     finally:
         session.close()
+        temporary = workspace is None and is_temporary_workspace(root)
+        parked = bool(outcomes) and outcomes[-1].reason == "suspended"
+        if temporary and (keep_workspace or parked):
+            console(stderr=True).print(f"workspace kept: {root}", highlight=False)
+        elif temporary:
+            shutil.rmtree(root, ignore_errors=True)
     mismatches = mismatches_of(scenario, session, profile.name, agent) if check and scenario else []
     ended = report_run(
         out, session.id, outcomes, mismatches, interrupted=agent.cancelled.is_set(), quiet=as_json

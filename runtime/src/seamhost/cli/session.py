@@ -1,105 +1,37 @@
-"""``seamhost session ls|show|verify|repair``: list, render, check and repair stored sessions.
+"""``seamhost session``: list, render, check, repair and remove stored sessions.
 
-The store is the ``session/store`` provider of a profile's bundle (``--profile``, default
-``default``), or a persistence-jsonl root given directly (``--root``). ``ls``, ``show`` and
-``verify`` only read: they never take a writer's lock, so they work on a live or crashed session
-alike. ``repair`` takes the lock, so a session a live writer holds is refused, never repaired.
+The store is found as :mod:`seamhost.cli.lookup` says, and every session id may be given as a
+unique prefix. ``ls`` (:mod:`seamhost.cli.listing`), ``show`` and ``verify`` only read: they never
+take a writer's lock, so they work on a live or crashed session alike. ``repair``, ``rm`` and
+``prune`` (:mod:`seamhost.cli.retention`) take the lock, so a session a live writer holds is
+refused, never repaired or removed.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import click
 
+from seamhost.cli.columns import format_size
 from seamhost.cli.exitcodes import ExitCode
 from seamhost.cli.failures import report
+from seamhost.cli.listing import list_sessions
+from seamhost.cli.lookup import resolve_session
 from seamhost.cli.output import console, emit_json
 from seamhost.cli.reconcile import reconcile as reconcile_command
 from seamhost.cli.reconcile import unknowns as reconcile_unknowns
-from seamhost.cli.timeline import Timeline, esc, format_time, header_json
-from seamhost.errors import ConfigError, PluginLoadError, PluginNotInstalled, SeamhostError
+from seamhost.cli.retention import prune, remove
+from seamhost.cli.stores import open_store, store_options
+from seamhost.cli.timeline import Timeline, esc
+from seamhost.errors import SeamhostError
 
 if TYPE_CHECKING:
     from seamhost.session.repair import RepairPlan
     from seamhost.session.store import SessionCheck, SessionStore
-
-JSONL_PLUGIN = "persistence-jsonl"
-JSONL_DISTRIBUTION = "seamhost-persistence-jsonl"
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-# --------------------------------------------------------------------------------------------
-# finding the store
-# --------------------------------------------------------------------------------------------
-
-
-def store_options(command: F) -> F:
-    """The ``--root`` and ``--profile`` options every session command takes."""
-    command = click.option(
-        "--profile",
-        "profile_ref",
-        default="default",
-        show_default=True,
-        help="The profile whose session/store provider holds the sessions.",
-    )(command)
-    command = click.option(
-        "--root",
-        type=click.Path(file_okay=False, path_type=Path),
-        help="A persistence-jsonl root to read directly (instead of --profile).",
-    )(command)
-    return command
-
-
-def open_store(root: Path | None, profile_ref: str) -> SessionStore:
-    """The store `--root` names, else the `session/store` provider of the profile's bundle."""
-    if root is not None:
-        return jsonl_store(root)
-    from seamhost.kernel.bundle import build_bundle
-    from seamhost.kernel.profile.resolve import resolve_profile
-
-    bundle = build_bundle(resolve_profile(profile_ref))
-    store = bundle.seams.session_store()
-    if store is None:
-        raise ConfigError(
-            str(bundle.profile.path),
-            "plugins",
-            "no plugin provides session/store, so no session is stored; add one (such as "
-            f"[plugins.{JSONL_PLUGIN}]) or pass --root DIR",
-        )
-    return store
-
-
-def jsonl_store(root: Path) -> SessionStore:
-    """The store of a persistence-jsonl root, made by the installed plugin through its seam."""
-    from seamhost.jsonvalue import freeze
-    from seamhost.kernel.bundle import build_bundle
-    from seamhost.kernel.plugins import discover
-    from seamhost.kernel.profile.resolve import PluginEntry, Profile
-    from seamhost.sandbox.policy import SandboxPolicy
-
-    installed = discover().get(JSONL_PLUGIN)
-    if installed is None:
-        raise PluginNotInstalled(JSONL_PLUGIN, JSONL_DISTRIBUTION, "--root")
-    config = freeze({"root": str(root.resolve())})
-    entry = PluginEntry(JSONL_PLUGIN, installed, installed.load(), config, config, "--root")
-    profile = Profile(
-        name="--root",
-        path=Path.cwd() / "--root",
-        description="",
-        files=(),
-        plugins=(entry,),
-        sandbox=SandboxPolicy(),
-        require_seams=(),
-        require_plugins=freeze({}),
-    )
-    store = build_bundle(profile).seams.session_store()
-    if store is None:
-        raise PluginLoadError(JSONL_PLUGIN, "factory", "the plugin provides no session/store")
-    return store
 
 
 # --------------------------------------------------------------------------------------------
@@ -109,51 +41,12 @@ def jsonl_store(root: Path) -> SessionStore:
 
 @click.group()
 def session() -> None:
-    """List, show, verify and repair stored sessions."""
+    """List, show, verify, repair and remove stored sessions."""
 
 
-@session.command("ls")
-@store_options
-@click.option("--json", "as_json", is_flag=True, help="Print the sessions as JSON.")
-def list_sessions(root: Path | None, profile_ref: str, as_json: bool) -> None:
-    """List the stored sessions, oldest first (from their headers only)."""
-    store = open_store(root, profile_ref)
-    rows: list[dict[str, Any]] = []
-    for session_id in store.ids():
-        try:
-            stat = store.stat(session_id)
-        except SeamhostError as exc:
-            rows.append({"session_id": session_id, "error": str(exc)})
-            continue
-        rows.append({**header_json(stat.header), "size": stat.size, "location": stat.location})
-    rows.sort(key=lambda row: (row.get("created", sys.maxsize), row["session_id"]))
-    if as_json:
-        emit_json(rows)
-        return
-    from rich.markup import escape
-    from rich.table import Table
-
-    table = Table("session", "created", "size", "profile", "barriers", "cwd", box=None)
-    unreadable = []
-    for row in rows:
-        if "error" in row:
-            unreadable.append(row)
-            continue
-        table.add_row(
-            escape(row["session_id"]),
-            format_time(row["created"]),
-            format_size(row["size"]),
-            escape(str(row["profile"] or "-")),
-            "on" if row["barriers"] else "off",
-            escape(row["cwd"]),
-        )
-    out = console()
-    if table.row_count:
-        out.print(table)
-    for row in unreadable:
-        out.print(f"[red]? {escape(row['session_id'])}[/red]: {escape(row['error'])}")
-    if not rows:
-        out.print("no sessions stored")
+session.add_command(list_sessions)
+session.add_command(remove)
+session.add_command(prune)
 
 
 @session.command()
@@ -165,7 +58,8 @@ def show(session_id: str, root: Path | None, profile_ref: str, as_json: bool) ->
 
     With --json, print its records exactly as stored: one envelope per line.
     """
-    reader = open_store(root, profile_ref).read(session_id)
+    store = open_store(root, profile_ref)
+    reader = store.read(resolve_session(store, session_id))
     if as_json:
         out = sys.stdout.buffer
         for record in reader.records():
@@ -202,7 +96,7 @@ def verify(
     if every == (session_id is not None):
         raise click.UsageError("give one session ID or --all")
     store = open_store(root, profile_ref)
-    ids = list(store.ids()) if every else [session_id or ""]
+    ids = list(store.ids()) if every else [resolve_session(store, session_id or "")]
     checks: list[SessionCheck] = []
     failures: list[tuple[str, str]] = []
     for sid in progress(ids, "verifying", enabled=len(ids) > 1 and not as_json):
@@ -262,15 +156,6 @@ def describe_check(check: SessionCheck) -> str:
     return text
 
 
-def format_size(size: int) -> str:
-    if size < 1024:
-        return f"{size} B"
-    value, unit = size / 1024, 0
-    while value >= 1024 and unit < 2:
-        value, unit = value / 1024, unit + 1
-    return f"{value:.1f} {('KiB', 'MiB', 'GiB')[unit]}"
-
-
 def progress(items: list[str], label: str, *, enabled: bool) -> Iterable[str]:
     """`items`, with a progress bar on a terminal's stderr when `enabled`."""
     err = console(stderr=True)
@@ -310,7 +195,7 @@ def repair(
     if every == (session_id is not None):
         raise click.UsageError("give one session ID or --all")
     store = open_store(root, profile_ref)
-    ids = list(store.ids()) if every else [session_id or ""]
+    ids = list(store.ids()) if every else [resolve_session(store, session_id or "")]
     outcomes: list[dict[str, Any]] = []
     for sid in progress(ids, "repairing", enabled=len(ids) > 1 and not as_json):
         try:

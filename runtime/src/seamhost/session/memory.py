@@ -7,7 +7,7 @@ that requires durability fails closed on it.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 import attrs
@@ -96,7 +96,8 @@ class MemoryStore:
     location: Path | None = None  # nothing on disk
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        # Reentrant: `delete` holds it while its check reads the session through this store.
+        self._lock = threading.RLock()
         self._sessions: dict[str, _Stored] = {}
 
     def create(self, header: SessionHeader) -> MemoryWriter:
@@ -139,6 +140,22 @@ class MemoryStore:
             stored = self._get(session_id)
             return SessionCheck(session_id, len(stored.records), self._stat(stored).size, "memory")
 
+    def delete(self, session_id: str, *, check: Callable[[], None] | None = None) -> None:
+        """Forget a session; its writer, while open, refuses it (see `SessionStore.delete`)."""
+        with self._lock:
+            stored = self._get(session_id)
+            if stored.writer is not None:
+                raise MemorySessionError(
+                    session_id, "is open for writing in this process; close its writer first"
+                )
+            if check is not None:
+                stored.writer = held = MemoryWriter(self, stored)  # held, as a writer holds it
+                try:
+                    check()
+                finally:
+                    held.close()
+            del self._sessions[session_id]
+
     def _get(self, session_id: str) -> _Stored:
         try:
             return self._sessions[session_id]
@@ -148,4 +165,5 @@ class MemoryStore:
     @staticmethod
     def _stat(stored: _Stored) -> SessionStat:
         size = sum(len(r.envelope()) + 1 for r in stored.records)
-        return SessionStat(stored.header, "memory", size)
+        last = stored.records[-1].time if stored.records else stored.header.created
+        return SessionStat(stored.header, "memory", size, last)

@@ -1,14 +1,15 @@
 """What a `session/store` provider supplies: the storage protocols and the session header.
 
-A store creates and opens sessions, lists them and reads them. A writer is the one handle that
-may add records to a session: ``submit`` hands records over without waiting (write-behind), and
-``flush`` returns once every submitted record has crossed the storage boundary or raises, leaving
-what failed pending for the next flush.
+A store creates and opens sessions, lists them, reads them and deletes them. A writer is the one
+handle that may add records to a session: ``submit`` hands records over without waiting
+(write-behind), and ``flush`` returns once every submitted record has crossed the storage
+boundary or raises, leaving what failed pending for the next flush. ``delete`` takes the session
+the way a writer would, so a live writer refuses it, and nothing is removed unless everything is.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import attrs
@@ -65,11 +66,16 @@ class SessionHeader:
 
 @attrs.frozen
 class SessionStat:
-    """A listing entry: the header and what the store knows cheaply about the session."""
+    """A listing entry: the header and what the store knows cheaply about the session.
+
+    `modified` is when the session was last written (Unix ms), or None when the store cannot
+    tell without reading the whole session.
+    """
 
     header: SessionHeader
     location: str
     size: int
+    modified: int | None = None
 
 
 @attrs.frozen
@@ -165,4 +171,16 @@ class SessionStore(Protocol):
 
     def verify(self, session_id: str) -> SessionCheck:
         """Read the whole session; damage is reported in the check, not raised."""
+        ...
+
+    def delete(self, session_id: str, *, check: Callable[[], None] | None = None) -> None:
+        """Remove a stored session and everything stored for it, for good.
+
+        The store first takes the session as a writer would: a writer holding it, in this
+        process or another, refuses the deletion with the store's "already open" error, and so
+        does a missing session with its "no such session" error. `check`, when given, is then
+        called with the session held (it may read the session); if it raises, the exception
+        propagates and nothing is removed. A session being deleted is never half-visible: it is
+        listed and readable until it is gone.
+        """
         ...

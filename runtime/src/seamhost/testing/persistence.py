@@ -16,9 +16,10 @@ need it skip, saying why: without ``factory`` (an importable ``"module:callable"
 store for a directory in another process) nothing is checked across processes; without
 ``tear_tail`` no torn tail; without ``corrupt`` no damage detection.
 
-The sample session the tests write (:mod:`seamhost.testing.persistence_samples`) and the backend
-declaration with its child process (:mod:`seamhost.testing.persistence_backend`) live in modules
-of their own; every name of the kit is importable from here.
+The sample session the tests write (:mod:`seamhost.testing.persistence_samples`), the backend
+declaration with its child process (:mod:`seamhost.testing.persistence_backend`) and the
+deletion tests (:mod:`seamhost.testing.persistence_deletion`) live in modules of their own; every
+name of the kit is importable from here.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from seamhost.session.live import Session
 from seamhost.session.record import Record
 from seamhost.session.store import SessionHeader, SessionStore
 from seamhost.testing.persistence_backend import CHILD_SOURCE, StoreBackend
+from seamhost.testing.persistence_deletion import DeletionContract
 from seamhost.testing.persistence_samples import (
     append_all,
     envelopes,
@@ -49,7 +51,7 @@ from seamhost.testing.persistence_samples import (
 )
 
 
-class PersistenceContract:
+class PersistenceContract(DeletionContract):
     """Tests any `session/store` backend passes. Subclass it and provide ``store_backend``."""
 
     @pytest.fixture
