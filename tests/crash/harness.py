@@ -2,10 +2,14 @@
 
 The child's bundle holds ``crashprobe``, a plugin that announces each phase of a governed call on a
 phase file (one line per event, written before the phase proceeds) and can hold a phase forever,
-so the parent kills the child at exactly that point. Its tools leave one marker file per call
-outside the store: the external effect repair must never call "not started". Its ``llm/stream``
-wrapper (outermost) reports, at the first model event, how many records the checkpoint flush has
-just made durable: what a reopened session must still hold.
+so the parent kills the child at exactly that point (``dispatch``, from a ``tools/execute``
+wrapper outside checkpoint-policy's, is a call dispatched but not yet flushed). Its tools leave
+one marker file per call outside the store: the external effect repair must never call "not
+started". ``effect_q`` declares a status query: its marker is named by the call's idempotency key
+(``q-<session>:<call id>``), holds one line per body run, and its ``tools/reconcile`` answers
+from the marker alone, which is what a reconciliation after a kill must agree with. Its
+``llm/stream`` wrapper (outermost) reports, at the first model event, how many records the
+checkpoint flush has just made durable: what a reopened session must still hold.
 """
 
 from __future__ import annotations
@@ -30,7 +34,9 @@ from seamhost.session.shape import shape_problems
 PROBE = """
 import asyncio, os, random
 from pathlib import Path
-from seamhost import ApprovalOutcome, Decision, PluginDescriptor, ToolOutput, ToolSpec, hookimpl
+from seamhost import (
+    ApprovalOutcome, Decision, PluginDescriptor, Resolved, ToolOutput, ToolSpec, hookimpl,
+)
 
 PHASES = os.environ.get("CRASH_PHASES", os.devnull)
 MARKERS = Path(os.environ.get("CRASH_MARKERS", "."))
@@ -38,7 +44,7 @@ HOLD = set(filter(None, os.environ.get("CRASH_HOLD", "").split(",")))
 JITTER = float(os.environ.get("CRASH_JITTER", "0"))
 ASK = {"ask": {"type": "boolean"}}
 SCHEMA = {"type": "object", "properties": ASK, "additionalProperties": False}
-OUT = {"type": "object"}
+OUT: dict[str, object] = {}  # the bodies return text only, no value
 
 def announce(phase, detail):
     with open(PHASES, "a") as fh:
@@ -58,6 +64,23 @@ async def effect(ctx):
     await phase("body-after", ctx.call_id)
     return ToolOutput("done " + ctx.call_id)
 
+def q_marker(key):
+    return MARKERS / ("q-" + key)
+
+async def effect_q(ctx):
+    # The effect is the marker named by the idempotency key, made by an atomic rename: a kill
+    # before the rename (q-mid) leaves only the temporary file, which is no effect at all.
+    # One line per body run, so a second run would show.
+    await phase("q-enter", ctx.call_id)
+    marker = q_marker(ctx.idempotency_key)
+    lines = marker.read_text() if marker.exists() else ""
+    staged = marker.with_name(marker.name + ".tmp")
+    staged.write_text(lines + f"attempt {ctx.attempt}\\n")
+    await phase("q-mid", ctx.call_id)
+    os.replace(staged, marker)
+    await phase("q-after", ctx.call_id)
+    return ToolOutput("done " + ctx.call_id)
+
 class CrashProbe:
     def __init__(self, ctx):
         pass
@@ -66,6 +89,24 @@ class CrashProbe:
     def tools_register(self, register):
         register(ToolSpec("effect", "leaves a marker", SCHEMA, OUT, "write", False, effect))
         register(ToolSpec("peek", "leaves a marker too", SCHEMA, OUT, "read-only", True, effect))
+        register(ToolSpec("effect_q", "leaves a marker its probe can find", SCHEMA, OUT,
+                          "write", False, effect_q, status_query=True))
+
+    @hookimpl
+    async def tools_execute(self, execution, call_next):
+        # Outside checkpoint-policy's wrapper (trylast): the dispatch is appended, not yet flushed.
+        announce("dispatch", execution.invocation.call_id)
+        if "dispatch" in HOLD:
+            await asyncio.sleep(3600)
+        return await call_next(execution)
+
+    @hookimpl
+    def tools_reconcile(self, probe):
+        announce("probe", probe.call_id)
+        marker = q_marker(probe.idempotency_key)
+        if marker.exists():
+            return Resolved("done " + probe.call_id)
+        return Resolved("no effect: the marker is absent", error_code="TOOL_ERROR")
 
     @hookimpl
     def tools_pre_execute(self, call):
