@@ -31,12 +31,12 @@ class SessionHeader:
     every unfinished call of a session written without them as outcome-unknown.
     """
 
-    session_id: str
-    created: int
-    cwd: str
-    bundle: FrozenDict = attrs.field(converter=freeze)
-    durability: FrozenDict = attrs.field(converter=freeze)
-    format: int = FORMAT_VERSION
+    session_id: str  # the session's id, unique in its store
+    created: int  # when it was created (Unix ms)
+    cwd: str  # the workspace it was created for
+    bundle: FrozenDict = attrs.field(converter=freeze)  # the writing bundle's snapshot
+    durability: FrozenDict = attrs.field(converter=freeze)  # barriers on or off, and the store
+    format: int = FORMAT_VERSION  # the log format version it was written with
 
     @property
     def barriers(self) -> bool:
@@ -72,10 +72,10 @@ class SessionStat:
     tell without reading the whole session.
     """
 
-    header: SessionHeader
-    location: str
-    size: int
-    modified: int | None = None
+    header: SessionHeader  # the session's header record
+    location: str  # where the store keeps it (a path, a table row)
+    size: int  # bytes stored
+    modified: int | None = None  # when it was last written (Unix ms), when the store knows
 
 
 @attrs.frozen
@@ -88,14 +88,14 @@ class SessionCheck:
     knows it) says what is damaged, and is None for an intact session.
     """
 
-    session_id: str
-    records: int
-    size: int
-    location: str
-    torn_records: int = 0
-    torn_bytes: int = 0
-    problem: str | None = None
-    offset: int | None = None
+    session_id: str  # the session checked
+    records: int  # records that read back intact
+    size: int  # bytes stored
+    location: str  # where the store keeps it
+    torn_records: int = 0  # records recovered from a torn tail
+    torn_bytes: int = 0  # bytes past the last complete write
+    problem: str | None = None  # what is damaged; None for an intact session
+    offset: int | None = None  # the byte offset of the damage, when known
 
     @property
     def intact(self) -> bool:

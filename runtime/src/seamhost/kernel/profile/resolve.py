@@ -70,17 +70,17 @@ class PluginEntry(NamedTuple):
 class Profile:
     """A resolved, validated profile."""
 
-    name: str
-    path: Path
-    description: str
-    files: tuple[str, ...]
-    plugins: tuple[PluginEntry, ...]
-    sandbox: SandboxPolicy
-    require_seams: tuple[str, ...]
-    require_plugins: FrozenDict
-    limits: Limits = attrs.field(factory=Limits)
-    # which file set each key (for `profile show --why`); a profile built in code has none
+    name: str  # the profile's name ([profile] name, else the file's stem)
+    path: Path  # the file it was resolved from
+    description: str  # [profile] description
+    files: tuple[str, ...]  # every file of its extends chain, base first
+    plugins: tuple[PluginEntry, ...]  # the enabled plugins, in profile order, configs validated
+    sandbox: SandboxPolicy  # the merged [sandbox]
+    require_seams: tuple[str, ...]  # seams that must have a provider ([require] seams)
+    require_plugins: FrozenDict  # version requirements by plugin ([require] plugins)
+    limits: Limits = attrs.field(factory=Limits)  # the merged [limits]
     provenance: Provenance = attrs.field(factory=Provenance, eq=False, repr=False)
+    """which file set each key (for `profile show --why`); a profile built in code has none"""
 
     def plugin(self, name: str) -> PluginEntry | None:
         return next((p for p in self.plugins if p.name == name), None)
