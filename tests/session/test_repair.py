@@ -219,6 +219,28 @@ def test_dispatched_is_unknown_and_undispatched_is_not_started() -> None:
     assert "external state" in unknown["content"]
 
 
+@pytest.mark.parametrize(
+    ("declared", "advice"),
+    [
+        ({"effect": "read-only", "idempotent": False}, "The tool is read-only: it may be retried."),
+        ({"effect": "write", "idempotent": True}, "retry it with the same idempotency key"),
+        ({"effect": "write", "idempotent": False}, "do not retry it blindly"),
+    ],
+)
+def test_the_advice_for_an_unknown_outcome_follows_what_the_tool_declared(
+    declared: dict[str, Any], advice: str
+) -> None:
+    """design.md §10: the dispatch record says what the tool declared; repair advises from it."""
+    steps = [
+        (kind, {**data, **declared} if kind == "tool/dispatch" and data["call_id"] == "b" else data)
+        for kind, data in OPEN_STEP
+    ]
+    fixed = repaired(prefix_of(*steps))
+    unknown = next(r.data for r in fixed if r.type == "tool/result" and r.data["call_id"] == "b")
+    assert unknown["error"]["code"] == "TOOL_OUTCOME_UNKNOWN"
+    assert advice in unknown["error"]["message"]
+
+
 def test_without_barriers_every_unfinished_call_is_unknown() -> None:
     fixed = repaired(prefix_of(*OPEN_STEP), barriers=False)
     codes = {
