@@ -28,6 +28,7 @@ PUBLIC = {
 }
 PLUGINS = sorted(p for p in (ROOT / "plugins").iterdir() if (p / "src").is_dir())
 PLUGINS.append(ROOT / "examples" / "plugin-hello")
+PLUGINS.append(ROOT / "examples" / "plugin-ledger")
 
 
 def is_public(module: str) -> bool:

@@ -68,6 +68,8 @@ async def probe_unknowns(
     stop = cancelled or asyncio.Event()
     reports = []
     for unknown in unknowns(session.id, session.records):
+        if stop.is_set():  # the caller stopped the pass: the rest stay as they are
+            break
         reports.append(
             await _probe_one(
                 bundle, session, unknown, workspace=workspace, deadline=deadline, cancelled=stop
@@ -112,15 +114,20 @@ async def _probe_one(
         idempotency_key=idempotency_key(session.id, unknown.call_id),
         workspace=workspace,
         deadline=deadline,
-        cancelled=cancelled,
+        cancelled=asyncio.Event(),
     )
+    # Each probe has its own stop signal: set when the caller stops the pass or the probe's
+    # deadline passes, never the caller's own (a slow probe must not stop the next ones).
+    relay = asyncio.ensure_future(_relay(cancelled, probe.cancelled))
     try:
         answer = await asyncio.wait_for(bundle.seams.tools_reconcile(tool, probe), deadline)
     except TimeoutError:
-        cancelled.set()  # tell a probe that ignores its deadline to stop
         return report("failed", f"the probe did not answer within {deadline:g}s; nothing written")
     except SeamhostError as exc:
         return report("failed", f"{exc}; nothing written")
+    finally:
+        probe.cancelled.set()
+        relay.cancel()
     if isinstance(answer, Pending):
         retry_at = now_ms() + max(0, int(answer.retry_after * 1000))
         session.append(
@@ -142,6 +149,11 @@ async def _probe_one(
     except ReconcileRefused as exc:
         return report("failed", f"{describe(exc)}; nothing written")
     return report("resolved", evidence.content)
+
+
+async def _relay(outer: asyncio.Event, inner: asyncio.Event) -> None:
+    await outer.wait()
+    inner.set()
 
 
 __all__ = ["PROBE_DEADLINE", "ProbeReport", "probe_unknowns"]
