@@ -66,6 +66,8 @@ _EXPORTS = {
     "Script": "seamhost.llm.replay",
     "ModelAdapter": "seamhost.llm.adapter",
     "ModelDone": "seamhost.llm.adapter",
+    "ModelFailed": "seamhost.llm.adapter",
+    "Usage": "seamhost.llm.adapter",
     "ModelEvent": "seamhost.llm.adapter",
     "ModelRequest": "seamhost.llm.adapter",
     "StreamNext": "seamhost.llm.adapter",
@@ -112,6 +114,7 @@ __all__ = [
     "ModelAdapter",
     "ModelDone",
     "ModelEvent",
+    "ModelFailed",
     "ModelRequest",
     "PathDenied",
     "PathPolicy",
@@ -151,6 +154,7 @@ __all__ = [
     "ToolRegistrar",
     "ToolResult",
     "ToolSpec",
+    "Usage",
     "Verdict",
     "__version__",
     "build_bundle",
@@ -192,10 +196,12 @@ if TYPE_CHECKING:
     from seamhost.llm.adapter import ModelAdapter as ModelAdapter
     from seamhost.llm.adapter import ModelDone as ModelDone
     from seamhost.llm.adapter import ModelEvent as ModelEvent
+    from seamhost.llm.adapter import ModelFailed as ModelFailed
     from seamhost.llm.adapter import ModelRequest as ModelRequest
     from seamhost.llm.adapter import StreamNext as StreamNext
     from seamhost.llm.adapter import TextDelta as TextDelta
     from seamhost.llm.adapter import ToolCallProposal as ToolCallProposal
+    from seamhost.llm.adapter import Usage as Usage
     from seamhost.llm.replay import Expectation as Expectation
     from seamhost.llm.replay import Script as Script
     from seamhost.sandbox.confinement import ConfinedCommand as ConfinedCommand

@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import attrs
 
+from seamhost.errors import SeamhostError
+
 if TYPE_CHECKING:
     from seamhost.session.live import Session
 
@@ -50,10 +52,40 @@ class ToolCallProposal:
 
 
 @attrs.frozen
-class ModelDone:
-    """The end of one model response."""
+class Usage:
+    """What one model attempt consumed, as the provider reports it."""
 
-    stop_reason: str = "end"  # why the response ended, as the model says
+    input_tokens: int = 0  # prompt tokens, cached ones included
+    output_tokens: int = 0  # completion tokens
+    cached_input_tokens: int = 0  # prompt tokens served from the provider's cache
+
+
+@attrs.frozen
+class ModelDone:
+    """The end of one model response: the terminal event every valid stream ends with.
+
+    A stream that stops without it is a failed attempt, never a partial assistant message.
+    """
+
+    stop_reason: str = "end"  # why the response ended, as the model says (end, tool_calls, ...)
+    usage: Usage | None = None  # what the attempt consumed, when the provider said
+
+
+class ModelFailed(SeamhostError, RuntimeError):
+    """An attempt of a model request failed; nothing of its response is kept (design.md §12).
+
+    `kind` is one of ``connection``, ``rate-limited``, ``server``, ``malformed``, ``incomplete``
+    (no terminal event), ``deadline``, ``refused`` (authentication, a bad request: not
+    retryable). `retry_after` is the provider's Retry-After, in seconds, when it sent one.
+    """
+
+    kind: str
+    message: str
+    retryable: bool = False
+    retry_after: float | None = None
+
+    def __str__(self) -> str:
+        return f"model request failed ({self.kind}): {self.message}"
 
 
 ModelEvent = TextDelta | ToolCallProposal | ModelDone
@@ -61,7 +93,13 @@ StreamNext = Callable[[ModelRequest], AsyncIterator[ModelEvent]]
 
 
 class ModelAdapter(Protocol):
-    """What an `llm/adapter` provider returns."""
+    """What an `llm/adapter` provider returns.
+
+    `stream` yields the events of ONE attempt and raises :class:`ModelFailed` when it fails; it
+    never retries on its own (the SDK's retries are off): the kernel records each attempt and
+    decides whether to try again, within `max_attempts`. `identity` (plugin, version, base URL,
+    model) goes into the bundle snapshot.
+    """
 
     name: str
 
