@@ -20,7 +20,7 @@ a step does not grow with the session's length.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -98,6 +98,9 @@ class Agent:
             bundle.tools[name].spec.declaration() for name in sorted(names & set(bundle.tools))
         )
         self._adapter: ModelAdapter | None = None
+        # Called with each piece of assistant text as it streams (a terminal shows it live); the
+        # log records the message only once its attempt ended with a terminal event.
+        self.on_text: Callable[[str], None] | None = None
         self._turn = 0
         self._messages: list[dict[str, Any]] = []
         for record in session.records:
@@ -237,6 +240,8 @@ class Agent:
         async for event in self.bundle.seams.llm_stream(request, self._adapter.stream):
             if isinstance(event, TextDelta):
                 text.append(event.text)
+                if self.on_text is not None:
+                    self.on_text(event.text)
             elif isinstance(event, ToolCallProposal):
                 proposals.append(event)
             elif isinstance(event, ModelDone):
