@@ -29,8 +29,9 @@ GOLDEN = Path(__file__).parent / "golden"
 PROFILES = sorted(p.stem for p in (ROOT / "profiles").glob("*.toml"))
 SCENARIOS = sorted(p.stem for p in (ROOT / "examples").glob("*.toml"))
 NEEDS_SANDBOX = {"shell"}
-# Measured, not decided: how long something took differs between two honest runs.
-VOLATILE_KEYS = {"time", "duration_ms", "elapsed_ms", "created"}
+# Measured, not decided: how long something took differs between two honest runs. A model
+# request's digest covers the conversation, which holds this machine's paths and times.
+VOLATILE_KEYS = {"time", "duration_ms", "elapsed_ms", "created", "request_digest"}
 
 
 def sandbox_available() -> bool:

@@ -78,17 +78,18 @@ def test_a_flush_precedes_each_step_each_model_request_and_each_body(
     # Each body started only after a flush that covered its own dispatch record.
     assert state.bodies == [("call-1-1-1", 1), ("call-1-2-1", 2)]
     # What the log ended with at each flush, step by step: before the step starts (agent/pre-step),
-    # before its model request goes out (llm/stream, after step/start, before the assistant
-    # message), and before its body (tools/execute, after the call's dispatch record).
+    # before its model request goes out (llm/stream, after the attempt's model/attempt record,
+    # before the assistant message), and before its body (tools/execute, after the call's
+    # dispatch record).
     assert [flushed[-1] for flushed in state.flushes] == [
         "user/message",  # step 1: pre-step
-        "step/start",  # step 1: model request
+        "model/attempt",  # step 1: model request
         "tool/dispatch",  # step 1: body
         "step/end",  # step 2: pre-step
-        "step/start",  # step 2: model request
+        "model/attempt",  # step 2: model request
         "tool/dispatch",  # step 2: body
         "step/end",  # step 3: pre-step
-        "step/start",  # step 3: model request (it proposes no call)
+        "model/attempt",  # step 3: model request (it proposes no call)
     ]
 
 

@@ -51,7 +51,9 @@ class ErrorCode(enum.StrEnum):
     POST_EXECUTE_BLOCKED = "POST_EXECUTE_BLOCKED"  # tools/post-execute blocked the result
     MODEL_UNAVAILABLE = "MODEL_UNAVAILABLE"  # no llm/adapter provider
     TOOL_NOT_STARTED = "TOOL_NOT_STARTED"  # repair: no dispatch record, the body never started
-    TOOL_OUTCOME_UNKNOWN = "TOOL_OUTCOME_UNKNOWN"  # repair: dispatched, outcome not recorded
+    TOOL_OUTCOME_UNKNOWN = "TOOL_OUTCOME_UNKNOWN"  # dispatched, then a crash or a stop: unknown
+    BUDGET_EXCEEDED = "BUDGET_EXCEEDED"  # a [limits] budget (tokens, tool calls) was used up
+    DEADLINE_EXCEEDED = "DEADLINE_EXCEEDED"  # the turn's [limits] turn_deadline_s passed
     APPROVAL_DEFERRED = "APPROVAL_DEFERRED"  # a deferred approval expired before anyone answered
 
 
@@ -245,6 +247,16 @@ class SeamFailed(SeamhostError, RuntimeError):
     def __str__(self) -> str:
         parts = "; ".join(f'"{plugin}": {error}' for plugin, error in self.failures)
         return f"{self.seam} failed: {parts}"
+
+
+class LimitReached(SeamhostError, RuntimeError):
+    """A `[limits]` budget or deadline ends the turn; `code` says which kind."""
+
+    code: ErrorCode
+    problem: str
+
+    def __str__(self) -> str:
+        return f"{self.code}: {self.problem}"
 
 
 class ChildLost(SeamhostError, RuntimeError):

@@ -78,6 +78,9 @@ class Timeline:
             "tool/attempt/failed": self.attempt_failed,
             "tool/reconciled": self.reconciled,
             "tool/reconcile/pending": self.reconcile_pending,
+            "model/attempt": self.model_attempt,
+            "model/usage": self.model_usage,
+            "model/failed": self.model_failed,
         }
 
     def __call__(self, record: Record) -> None:
@@ -234,6 +237,24 @@ class Timeline:
             body = str(data.get("content") or "")
         if body:
             self.say(4, f"[dim]{clip(body, 120 if not data.get('is_error') else 600)}[/dim]")
+
+    def model_attempt(self, data: Any) -> None:
+        if data.get("attempt", 1) > 1:
+            self.say(2, f"[dim]model attempt {data['attempt']} ({esc(str(data['model']))})[/dim]")
+
+    def model_usage(self, data: Any) -> None:
+        self.say(
+            2,
+            f"[dim]tokens: {data.get('input_tokens')} in, {data.get('output_tokens')} out[/dim]",
+        )
+
+    def model_failed(self, data: Any) -> None:
+        then = "it may be tried again" if data.get("retryable") else "not retried"
+        self.say(
+            2,
+            f"[yellow]model attempt {data.get('attempt')} failed[/yellow] "
+            f"({esc(str(data.get('code')))}): {clip(str(data.get('message')), 200)}; {then}",
+        )
 
     def attempt_failed(self, data: Any) -> None:
         error = data.get("error") or {}

@@ -72,17 +72,14 @@ class ModelDone:
 
 
 class ModelFailed(SeamhostError, RuntimeError):
-    """An attempt of a model request failed; nothing of its response is kept (design.md §12).
+    """An attempt of a model request failed; nothing of its response is kept (design.md §12)."""
 
-    `kind` is one of ``connection``, ``rate-limited``, ``server``, ``malformed``, ``incomplete``
-    (no terminal event), ``deadline``, ``refused`` (authentication, a bad request: not
-    retryable). `retry_after` is the provider's Retry-After, in seconds, when it sent one.
-    """
-
+    # connection | rate-limited | server | malformed | incomplete (no terminal event) | deadline
+    # | refused (authentication, a bad request: not retryable) | cancelled
     kind: str
     message: str
     retryable: bool = False
-    retry_after: float | None = None
+    retry_after: float | None = None  # the provider's Retry-After in seconds, when it sent one
 
     def __str__(self) -> str:
         return f"model request failed ({self.kind}): {self.message}"

@@ -27,9 +27,11 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from seamhost.approval.service import ApprovalService
-from seamhost.errors import ErrorCode, SeamUnavailable, describe
+from seamhost.errors import ErrorCode, LimitReached, SeamUnavailable, describe
 from seamhost.jsonvalue import thaw
-from seamhost.llm.adapter import ModelDone, ModelRequest, TextDelta, ToolCallProposal
+from seamhost.llm.adapter import ModelFailed, ModelRequest, ToolCallProposal
+from seamhost.run.budget import Budget
+from seamhost.run.model_request import request_model
 from seamhost.run.pipeline import ToolPipeline
 from seamhost.session.events import (
     AssistantMessage,
@@ -97,6 +99,8 @@ class Agent:
         self._tools = tuple(
             bundle.tools[name].spec.declaration() for name in sorted(names & set(bundle.tools))
         )
+        self.budget = Budget(bundle.profile.limits, session)
+        self.pipeline.budget = self.budget
         self._adapter: ModelAdapter | None = None
         # Called with each piece of assistant text as it streams (a terminal shows it live); the
         # log records the message only once its attempt ended with a terminal event.
@@ -167,6 +171,9 @@ class Agent:
                 proposals = await self._step(turn, step, open_step)
                 if self.pipeline.suspended is not None:
                     return self._suspended(turn, step, self.pipeline.suspended)
+                if self.pipeline.limit_reached is not None:  # a call found the budget spent
+                    reason, message = "error", self.pipeline.limit_reached
+                    break
                 if proposals is None:
                     reason, message = "aborted", "an agent/pre-step implementation stopped the step"
                     break
@@ -175,6 +182,13 @@ class Agent:
         except SeamUnavailable as exc:
             code = ErrorCode.MODEL_UNAVAILABLE if exc.seam == "llm/adapter" else None
             reason, message = "error", f"{code}: {exc}" if code else str(exc)
+        except ModelFailed as exc:
+            reason = "aborted" if exc.kind == "cancelled" else "error"
+            message = (
+                "cancelled" if exc.kind == "cancelled" else f"{ErrorCode.MODEL_UNAVAILABLE}: {exc}"
+            )
+        except LimitReached as exc:
+            reason, message = "error", str(exc)
         except Exception as exc:
             reason, message = "error", describe(exc)
         return self._close(turn, step, open_step, reason, message)
@@ -235,18 +249,14 @@ class Agent:
         request = ModelRequest(
             self.session.id, turn, step, tuple(self._messages), self._tools, session=self.session
         )
-        text: list[str] = []
-        proposals: list[ToolCallProposal] = []
-        async for event in self.bundle.seams.llm_stream(request, self._adapter.stream):
-            if isinstance(event, TextDelta):
-                text.append(event.text)
-                if self.on_text is not None:
-                    self.on_text(event.text)
-            elif isinstance(event, ToolCallProposal):
-                proposals.append(event)
-            elif isinstance(event, ModelDone):
-                break
-        return "".join(text), proposals
+        return await request_model(
+            self.bundle.seams,
+            self._adapter,
+            request,
+            self.budget,
+            cancelled=self.cancelled,
+            on_text=self.on_text,
+        )
 
     # -- the derived conversation -------------------------------------------------------------
 

@@ -65,6 +65,7 @@ from seamhost.tool.result import ToolResult
 
 if TYPE_CHECKING:
     from seamhost.kernel.bundle import Bundle
+    from seamhost.run.budget import Budget
     from seamhost.session.live import Session
     from seamhost.session.suspension import Suspension
 
@@ -80,6 +81,8 @@ class ToolPipeline:
     parallelism: int = 4
     tool_timeout: float | None = None
     tool_retries: int = 0
+    budget: Budget | None = None  # the session's [limits] budgets (the agent sets it)
+    limit_reached: str | None = attrs.field(default=None, init=False)  # why a dispatch was refused
     _used_grants: set[str] = attrs.field(factory=set, init=False)
     _roots: tuple[Path, ...] = attrs.field(init=False)
     # The decision trail of each call being executed, by the id of its invocation: the body
@@ -232,6 +235,12 @@ class ToolPipeline:
             call = item.invocation
             if cancelled.is_set():
                 settled[index] = aborted(call.call_id)
+                continue
+            spent = self.budget.check_dispatch(now_ms()) if self.budget is not None else None
+            if spent is not None:  # design.md §12: the body never runs; the turn then ends
+                code, _, problem = spent.partition(": ")
+                settled[index] = ToolResult.failure(call.call_id, ErrorCode(code), problem)
+                self.limit_reached = spent
                 continue
             self.session.append(dispatch_record(call, 1))
             dispatched.append((index, item))

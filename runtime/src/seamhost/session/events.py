@@ -227,6 +227,44 @@ class ReconcilePending(Event):
 
 
 @attrs.frozen
+class ModelAttempt(Event):
+    """A model request is about to leave: durable (the llm/stream barrier) before it does."""
+
+    TYPE: ClassVar[str] = "model/attempt"
+    turn: int
+    step: int
+    attempt: int
+    model: str
+    request_digest: str
+
+
+@attrs.frozen
+class ModelUsage(Event):
+    """What an attempt that reached its terminal event consumed."""
+
+    TYPE: ClassVar[str] = "model/usage"
+    turn: int
+    step: int
+    attempt: int
+    input_tokens: int
+    output_tokens: int
+    cached_input_tokens: int = 0
+
+
+@attrs.frozen
+class ModelAttemptFailed(Event):
+    """An attempt failed: nothing of its response is kept (design.md §12)."""
+
+    TYPE: ClassVar[str] = "model/failed"
+    turn: int
+    step: int
+    attempt: int
+    code: str
+    message: str
+    retryable: bool
+
+
+@attrs.frozen
 class SandboxModeChanged(Event):
     TYPE: ClassVar[str] = "sandbox/mode"
     mode: SandboxModeName
@@ -277,6 +315,9 @@ CORE_EVENTS: tuple[type[Event], ...] = (
     ToolAttemptFailed,
     ToolReconciled,
     ReconcilePending,
+    ModelAttempt,
+    ModelUsage,
+    ModelAttemptFailed,
     SandboxModeChanged,
     InboxSpliced,
     SessionRepaired,

@@ -8,8 +8,9 @@ alone it appends, in this order:
    ``TOOL_NOT_STARTED`` when it is absent (it never started). A session written without barriers
    (its header says so) gets ``TOOL_OUTCOME_UNKNOWN`` for every unfinished call: without a
    checkpoint, a missing dispatch record proves nothing;
-2. ``approval/decided`` (``cancelled``, ``interrupted: true``) for every ``approval/asked`` of the
-   turn without a decision;
+2. ``model/failed`` (``interrupted``) for a model attempt left open (no usage, failure or
+   message after it), then ``approval/decided`` (``cancelled``, ``interrupted: true``) for every
+   ``approval/asked`` of the turn without a decision;
 3. ``step/end`` if a step is open, then ``turn/end {interrupted}``;
 4. ``session/repaired``, summarising what was closed and how many torn records were recovered.
 
@@ -147,6 +148,18 @@ def plan_repair(
                 },
             )
         )
+    for attempt in _open_model_attempts(tail):
+        events.append(
+            (
+                "model/failed",
+                {
+                    **attempt,
+                    "code": "interrupted",
+                    "message": "the process stopped while this model request was open",
+                    "retryable": True,
+                },
+            )
+        )
     for approval in approvals:
         events.append(
             ("approval/decided", {"id": approval, "outcome": "cancelled", "interrupted": True})
@@ -220,6 +233,17 @@ def _unfinished_calls(
 def _in_step(tail: Sequence[Record], step: int) -> Iterable[Record]:
     start = max(i for i, r in enumerate(tail) if r.type == "step/start" and r.data["step"] == step)
     return tail[start:]
+
+
+def _open_model_attempts(tail: Sequence[Record]) -> list[dict[str, int]]:
+    """The model attempt of the turn left open: no usage, failure or message after it."""
+    last: dict[str, int] | None = None
+    for record in tail:
+        if record.type == "model/attempt":
+            last = {k: int(record.data[k]) for k in ("turn", "step", "attempt")}
+        elif record.type in ("model/usage", "model/failed", "assistant/message"):
+            last = None
+    return [last] if last is not None else []
 
 
 def _undecided_approvals(tail: Sequence[Record]) -> tuple[str, ...]:

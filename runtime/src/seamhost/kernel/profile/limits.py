@@ -8,7 +8,14 @@ and a CLI flag overrides the profile. The keys:
 * ``tool_timeout_s``: seconds a tool body may run before it is stopped (no limit);
 * ``tool_retries``: how many more times a call of a read-only or idempotent tool is dispatched
   after an attempt that failed retryably or ended with an unknown outcome (0). A tool that is
-  neither is never dispatched twice, whatever this says.
+  neither is never dispatched twice, whatever this says;
+* ``max_tool_calls``: calls dispatched in the whole session (retries not counted) (no limit);
+* ``max_input_tokens``, ``max_output_tokens``: tokens the session's model attempts may use, summed
+  from the log's ``model/usage`` records (no limit);
+* ``turn_deadline_s``: seconds a turn may take from its ``turn/start`` (no limit).
+
+Budgets are checked before each model attempt and each dispatch (:mod:`seamhost.run.budget`);
+running out ends the turn with ``BUDGET_EXCEEDED`` or ``DEADLINE_EXCEEDED``.
 """
 
 from __future__ import annotations
@@ -29,6 +36,10 @@ SCHEMA: dict[str, dict[str, Any]] = {
     "parallelism": {"type": "integer", "minimum": 1},
     "tool_timeout_s": {"type": "number", "exclusiveMinimum": 0},
     "tool_retries": {"type": "integer", "minimum": 0},
+    "max_tool_calls": {"type": "integer", "minimum": 0},
+    "max_input_tokens": {"type": "integer", "minimum": 0},
+    "max_output_tokens": {"type": "integer", "minimum": 0},
+    "turn_deadline_s": {"type": "number", "exclusiveMinimum": 0},
 }
 
 
@@ -40,6 +51,10 @@ class Limits:
     parallelism: int = 4
     tool_timeout_s: float | None = None
     tool_retries: int = 0
+    max_tool_calls: int | None = None
+    max_input_tokens: int | None = None
+    max_output_tokens: int | None = None
+    turn_deadline_s: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         return attrs.asdict(self)
