@@ -30,6 +30,7 @@ from seamhost.approval.service import ApprovalService
 from seamhost.errors import ErrorCode, LimitReached, SeamUnavailable, describe
 from seamhost.jsonvalue import thaw
 from seamhost.llm.adapter import ModelFailed, ModelRequest, ToolCallProposal
+from seamhost.run.arguments import model_declaration
 from seamhost.run.budget import Budget
 from seamhost.run.model_request import request_model
 from seamhost.run.pipeline import ToolPipeline
@@ -97,8 +98,9 @@ class Agent:
         )
         names = set(bundle.tools) if visible_tools is None else set(visible_tools)
         self._tools = tuple(
-            bundle.tools[name].spec.declaration() for name in sorted(names & set(bundle.tools))
+            model_declaration(bundle.tools[name].spec) for name in sorted(names & set(bundle.tools))
         )
+        self._notified_mode: str | None = None  # the sandbox mode the model was last told
         self.budget = Budget(bundle.profile.limits, session)
         self.pipeline.budget = self.budget
         self._adapter: ModelAdapter | None = None
@@ -260,10 +262,34 @@ class Agent:
 
     # -- the derived conversation -------------------------------------------------------------
 
+    def _sandbox_notice(self, mode: str) -> None:
+        """design.md §12: the model is told its sandbox when the session starts and on changes."""
+        roots = ", ".join(str(r) for r in self.bundle.profile.sandbox.writable_roots)
+        writes = {
+            "read-only": "nothing may be written",
+            "workspace-write": "writes are allowed in the workspace"
+            + (f" and in {roots}" if roots else ""),
+            "danger-full-access": "nothing is confined",
+        }.get(mode, "")
+        self._messages.append(
+            {
+                "role": "context",
+                "content": f"The sandbox mode is `{mode}`: {writes}. A call that needs a wider "
+                "mode may ask for it with `sandbox_permissions` and a `justification`; a person "
+                "approves it for that call only.",
+            }
+        )
+        self._notified_mode = mode
+
     def _observe(self, record: Record) -> None:
         kind, data = record.type, record.data
         if kind == "turn/start":
             self._turn = max(self._turn, int(data["turn"]))
+            if self._notified_mode is None:  # no sandbox/mode event yet: the profile's mode
+                self._sandbox_notice(str(self.session.header.bundle.get("sandbox_mode")))
+        elif kind == "sandbox/mode":
+            if data["mode"] != self._notified_mode:
+                self._sandbox_notice(str(data["mode"]))
         elif kind == "user/message":
             self._messages.append({"role": "user", "content": data["content"]})
         elif kind == "assistant/message":

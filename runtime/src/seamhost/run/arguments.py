@@ -8,8 +8,10 @@ is the last ``sandbox/mode`` event's, else the profile's (§5 step 7).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+import attrs
 import orjson
 
 from seamhost import jsonvalue
@@ -20,6 +22,7 @@ if TYPE_CHECKING:
     from seamhost.llm.adapter import ToolCallProposal
     from seamhost.schema import Validator
     from seamhost.session.live import Session
+    from seamhost.tool.declaration import ToolSpec
 
 
 def effective_mode(session: Session, profile_mode: SandboxMode) -> SandboxMode:
@@ -28,8 +31,13 @@ def effective_mode(session: Session, profile_mode: SandboxMode) -> SandboxMode:
     return SandboxMode(record.data["mode"]) if record is not None else profile_mode
 
 
-def parse_arguments(validator: Validator, raw: str) -> dict[str, Any] | str:
-    """The validated arguments, or a sentence saying why they are invalid."""
+def parse_arguments(
+    validator: Validator, raw: str, lift: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+) -> dict[str, Any] | str:
+    """The validated arguments, or a sentence saying why they are invalid.
+
+    `lift` takes the escalation fields out of the parsed object before it is validated.
+    """
     try:
         arguments = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
@@ -40,10 +48,11 @@ def parse_arguments(validator: Validator, raw: str) -> dict[str, Any] | str:
         jsonvalue.check_lossless(arguments, "arguments")
     except jsonvalue.LossyValue as exc:
         return str(exc)
-    violation = validator(arguments)
+    parsed: dict[str, Any] = arguments if lift is None else lift(arguments)
+    violation = validator(parsed)
     if violation is not None:
         return violation.at("arguments")
-    return arguments
+    return parsed
 
 
 class InvalidEscalation(SeamhostError, ValueError):
@@ -76,3 +85,55 @@ def parse_escalation(proposal: ToolCallProposal, mode: SandboxMode) -> SandboxMo
             f"{wanted} is not wider than the effective mode {mode}; nothing to escalate"
         )
     return wanted
+
+
+ESCALATION_FIELDS = ("sandbox_permissions", "justification")
+
+
+def can_escalate(spec: ToolSpec) -> bool:
+    """Whether calls of `spec` may ask for a wider sandbox mode (it writes or runs processes)."""
+    return spec.effect == "write" or spec.runs_subprocesses
+
+
+def model_declaration(spec: ToolSpec) -> dict[str, Any]:
+    """The declaration the model is shown: an escalating tool's schema offers the two fields.
+
+    Presentation only (design.md §12): the kernel takes them out of the arguments again
+    (:func:`lift_escalation`) before the arguments are validated against the tool's own schema.
+    """
+    declared = spec.declaration()
+    if not can_escalate(spec) or declared["input_schema"].get("type") != "object":
+        return declared
+    schema = dict(declared["input_schema"])
+    properties = dict(schema.get("properties", {}))
+    properties["sandbox_permissions"] = {
+        "enum": [m.value for m in SandboxMode],
+        "description": "a wider sandbox mode for this call only; a person is asked to approve",
+    }
+    properties["justification"] = {
+        "type": "string",
+        "description": "why this call needs the wider mode (required with sandbox_permissions)",
+    }
+    schema["properties"] = properties
+    declared["input_schema"] = schema
+    return declared
+
+
+def lift_escalation(
+    arguments: dict[str, Any], proposal: ToolCallProposal
+) -> tuple[dict[str, Any], ToolCallProposal]:
+    """The arguments without the escalation fields, and the proposal carrying them.
+
+    A model that was shown :func:`model_declaration` asks for escalation inside its arguments;
+    a proposal that already carries the fields (a scripted model) keeps its own.
+    """
+    if not any(name in arguments for name in ESCALATION_FIELDS):
+        return arguments, proposal
+    rest = {k: v for k, v in arguments.items() if k not in ESCALATION_FIELDS}
+    if proposal.sandbox_permissions is None and proposal.justification is None:
+        proposal = attrs.evolve(
+            proposal,
+            sandbox_permissions=arguments.get("sandbox_permissions"),
+            justification=arguments.get("justification"),
+        )
+    return rest, proposal

@@ -23,7 +23,9 @@ from seamhost.errors import ErrorCode
 from seamhost.jsonvalue import FrozenDict
 from seamhost.run.arguments import (
     InvalidEscalation,
+    can_escalate,
     effective_mode,
+    lift_escalation,
     parse_arguments,
     parse_escalation,
 )
@@ -176,7 +178,15 @@ class Governance:
         validator = self._validators.get(tool.spec.name)
         if validator is None:  # the bundle's tools are fixed: compile each schema once
             validator = self._validators[tool.spec.name] = compile_schema(tool.spec.input_schema)
-        arguments = parse_arguments(validator, proposal.arguments)
+        lifted = [proposal]
+
+        def lift(parsed: dict[str, Any]) -> dict[str, Any]:
+            rest, lifted[0] = lift_escalation(parsed, proposal)
+            return rest
+
+        escalating = can_escalate(tool.spec)
+        arguments = parse_arguments(validator, proposal.arguments, lift if escalating else None)
+        proposal = lifted[0]
         if isinstance(arguments, str):
             failure = ToolResult.failure(call_id, ErrorCode.INVALID_ARGUMENTS, arguments)
             return Refused(None, failure)
