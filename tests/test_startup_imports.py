@@ -116,7 +116,7 @@ CASES = {
             command = "rm -rf /*"
             reason = "never"
         """,
-        loads=("seamhost_tool_policy.config", "seamhost_tool_policy.globs"),
+        loads=("seamhost_tool_policy.config", "seamhost.globs"),
         defers=(
             "seamhost_tool_policy.policy",
             "seamhost_tool_policy.shellwords",

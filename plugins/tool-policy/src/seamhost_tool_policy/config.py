@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from seamhost.errors import SeamhostError
-from seamhost_tool_policy.globs import Glob, GlobError
+from seamhost.globs import Glob, GlobError
 
 VERDICTS = ("allow", "ask", "deny")
 LOCATIONS = ("inside-workspace", "outside-workspace")
@@ -187,10 +187,10 @@ def rule_globs(where: str, table: Mapping[str, Any]) -> RuleGlobs:
 
     args = table.get("args", {})
     return RuleGlobs(
-        tool=glob("tool", Glob.text, table.get("tool", "*")),
+        tool=glob("tool", Glob.of, table.get("tool", "*")),
         command=glob("command", Glob.command, table["command"]) if "command" in table else None,
-        path=glob("path", Glob.path, table["path"]) if "path" in table else None,
-        args=tuple((name, glob(f"args.{name}", Glob.text, args[name])) for name in sorted(args)),
+        path=glob("path", Glob.of, table["path"]) if "path" in table else None,
+        args=tuple((name, glob(f"args.{name}", Glob.of, args[name])) for name in sorted(args)),
     )
 
 

@@ -23,7 +23,7 @@ import attrs
 
 from seamhost import Decision, Verdict
 from seamhost_tool_policy.calls import CallView, Place, Subject
-from seamhost_tool_policy.globs import Match
+from seamhost.globs import Match
 from seamhost_tool_policy.policy import Policy, Rule
 
 MAX_SUBJECTS = 4096

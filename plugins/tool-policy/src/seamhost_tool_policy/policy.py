@@ -13,7 +13,7 @@ import attrs
 
 from seamhost import Verdict
 from seamhost_tool_policy.config import LOCATIONS, rule_globs
-from seamhost_tool_policy.globs import Glob
+from seamhost.globs import Glob
 
 VERDICTS = {"allow": Verdict.ALLOW, "ask": Verdict.ASK, "deny": Verdict.DENY}
 
