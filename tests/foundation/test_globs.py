@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from seamhost.globs import UNKNOWN, Glob, GlobError, Match
 
 U = UNKNOWN

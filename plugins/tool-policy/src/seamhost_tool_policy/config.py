@@ -247,3 +247,9 @@ def check(config: Mapping[str, Any]) -> None:
     for key in ("rules", "floor"):
         for index, table in enumerate(config.get(key, ())):
             rule_globs(f"{key}[{index}]", table)
+
+
+def has_examples(config: Mapping[str, Any]) -> bool:
+    """Whether any rule or floor carries examples (``match``, ``not_match``)."""
+    tables = (*config.get("rules", ()), *config.get("floor", ()))
+    return any("match" in table or "not_match" in table for table in tables)
