@@ -35,7 +35,7 @@ ROOT_DELETIONS = [
 ]
 
 
-@pytest.mark.parametrize("arguments", ROOT_DELETIONS, ids=lambda a: json.dumps(a))
+@pytest.mark.parametrize("arguments", ROOT_DELETIONS, ids=json.dumps)
 @pytest.mark.parametrize("profile", ["default", "ci", "strict"])
 def test_attack_2_every_spelling_of_deleting_root_is_denied(
     arguments: dict[str, Any], profile: str
@@ -43,7 +43,8 @@ def test_attack_2_every_spelling_of_deleting_root_is_denied(
     report = explain("shell", arguments, profile)
     assert report["decision"] == "deny"
     floor = report["details"]["tool-policy"]["floor"]
-    assert floor["kind"] == "floor" and floor["unanalysable"] == ""
+    assert floor["kind"] == "floor"
+    assert floor["unanalysable"] == ""
     assert floor["reason"] == "deleting the root file system is never allowed"
 
 
@@ -77,7 +78,8 @@ def test_attack_3_git_push_asks_through_global_options_and_wrappers(command: str
     report = explain("shell", {"command": command})
     assert report["decision"] == "ask", report["reason"]
     rule = report["details"]["tool-policy"]["rule"]
-    assert rule["key"] == "rules[0]" and "publishing" in rule["reason"]
+    assert rule["key"] == "rules[0]"
+    assert "publishing" in rule["reason"]
 
 
 def test_an_unanalysable_wrapper_makes_a_floor_deny_saying_so() -> None:
@@ -93,7 +95,9 @@ def test_the_shell_analysis_is_shown() -> None:
     report = explain("shell", {"command": "sudo git -C . push --force origin"})
     shell = report["details"]["tool-policy"]["shell"]
     pushes = [c for c in shell["commands"] if c["program"] == "git"]
-    assert pushes and pushes[0]["subcommand"] == "push" and "-f" in pushes[0]["flags"]
+    assert pushes
+    assert pushes[0]["subcommand"] == "push"
+    assert "-f" in pushes[0]["flags"]
     votes = {(v["seam"], v["plugin"]): v["vote"] for v in report["votes"]}
     assert votes[("tools/pre-execute", "tool-policy")] == "ask"
     assert votes[("tools/guard", "tool-policy")] == "abstain"
@@ -124,7 +128,9 @@ def test_bad_arguments_or_an_unknown_tool_exit_2_in_one_line(args: list[str], pr
     result = run_cli("policy", "explain", *args)
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("seamhost: error:") and problem in lines[0]
+    assert len(lines) == 1
+    assert lines[0].startswith("seamhost: error:")
+    assert problem in lines[0]
 
 
 SCENARIO = """

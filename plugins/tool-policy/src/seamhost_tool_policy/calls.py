@@ -37,7 +37,8 @@ import attrs
 from seamhost import jsonvalue
 from seamhost.globs import Match
 from seamhost_tool_policy.marks import UNKNOWN
-from seamhost_tool_policy.unwrap import Analysis, Command, analyse_argv, analyse_script
+from seamhost_tool_policy.structure import Command
+from seamhost_tool_policy.unwrap import Analysis, analyse_argv, analyse_script
 
 if TYPE_CHECKING:
     from seamhost import ToolInvocation

@@ -25,8 +25,8 @@ from seamhost import Decision, Verdict
 from seamhost.globs import Match
 from seamhost_tool_policy.calls import CallView, Place, Subject
 from seamhost_tool_policy.policy import Policy, Rule
+from seamhost_tool_policy.structure import Command
 from seamhost_tool_policy.structured import meets_structure
-from seamhost_tool_policy.unwrap import Command
 
 MAX_SUBJECTS = 4096
 """More combinations than this are not judged one by one: the call is at least ask."""
@@ -141,9 +141,13 @@ def floor_hit(policy: Policy, view: CallView) -> FloorHit | None:
             hits = [f'matched "{c.display}"' for c in known]
             if not known and met:
                 unanalysable = met[0].opaque
-            elif not hits and shell is not None and shell.unsure and floor.command is not None:
-                if floor.command.matches(shell.raw):
-                    hits = [f'matched "{shell.raw}"']
+            elif (
+                shell is not None
+                and shell.unsure
+                and floor.command is not None
+                and floor.command.matches(shell.raw)
+            ):
+                hits = hits or [f'matched "{shell.raw}"']
             if not hits and not unanalysable and shell is not None and shell.truncated:
                 unanalysable = "the command nests too deeply"
             if not hits and not unanalysable:

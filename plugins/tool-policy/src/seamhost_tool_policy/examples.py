@@ -47,7 +47,8 @@ def check_examples(policy: Policy, config: Mapping[str, Any], file: str) -> None
             ):
                 for index, example in enumerate(examples):
                     view = _view(rule, table, example)
-                    where = f"plugins.tool-policy.{rule.where}.{'match' if wanted else 'not_match'}[{index}]"
+                    kind = "match" if wanted else "not_match"
+                    where = f"plugins.tool-policy.{rule.where}.{kind}[{index}]"
                     if isinstance(view, str):
                         raise ConfigError(file, where, view)
                     hit = floor_hit(Policy(floors=(rule,)), view)

@@ -179,4 +179,5 @@ def check_globs(config: Mapping[str, Any], file: str) -> None:
             try:
                 Glob.of(pattern)
             except GlobError as exc:
-                raise ConfigError(file, f"plugins.user-approval.rules[{index}].{key}", str(exc))
+                where = f"plugins.user-approval.rules[{index}].{key}"
+                raise ConfigError(file, where, str(exc)) from None

@@ -51,9 +51,9 @@ async def explain_call(bundle: Bundle, tool: str, arguments: Mapping[str, Any]) 
                     "reason": vote.reason,
                 }
             )
-    policy = await bundle.seams.tools_pre_execute(call)
-    guard = await bundle.seams.tools_guard(call)
-    final = guard if guard.verdict > policy.verdict else policy
+    decided = await bundle.seams.tools_pre_execute(call)
+    guarded = await bundle.seams.tools_guard(call)
+    final = guarded if guarded.verdict > decided.verdict else decided
     details = {}
     for name, plugin in names.items():
         explain = getattr(plugin, "policy_explanation", None)
