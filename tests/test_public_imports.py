@@ -25,6 +25,7 @@ PUBLIC = {
     "seamhost.schema",
     "seamhost.lazy",
     "seamhost.version",
+    "seamhost.globs",
 }
 PLUGINS = sorted(p for p in (ROOT / "plugins").iterdir() if (p / "src").is_dir())
 PLUGINS.append(ROOT / "examples" / "plugin-hello")

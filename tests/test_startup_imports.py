@@ -116,7 +116,7 @@ CASES = {
             command = "rm -rf /*"
             reason = "never"
         """,
-        loads=("seamhost_tool_policy.config", "seamhost_tool_policy.globs"),
+        loads=("seamhost_tool_policy.config", "seamhost.globs"),
         defers=(
             "seamhost_tool_policy.policy",
             "seamhost_tool_policy.shellwords",
@@ -265,6 +265,8 @@ def test_building_a_shipped_profile_defers_what_only_a_session_needs(
     loaded = set(json.loads(result.stdout))
     assert "seamhost_tools.plugin" in loaded, "the probe did not build the profile's plugins"
     packages = sub_packages(loaded)
-    assert packages - {"seamhost.version"} == BUILD_TIME_PACKAGES | FOUNDATION, sorted(packages)
+    # seamhost.globs: loaded by the profiles whose plugins have globs (tool-policy, user-approval)
+    optional = {"seamhost.version", "seamhost.globs"}
+    assert packages - optional == BUILD_TIME_PACKAGES | FOUNDATION, sorted(packages)
     early = sorted(loaded & {*RUN_TIME_ONLY_EVERYWHERE, *DEFERRED_MODULES})
     assert not early, f"building the {profile} profile imported {early}"

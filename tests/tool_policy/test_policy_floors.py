@@ -81,15 +81,24 @@ def test_floors_cannot_be_dodged(lab: PolicyLab, command: str) -> None:
 
 
 def test_an_unsplittable_command_is_also_tried_as_raw_text(lab: PolicyLab) -> None:
-    # cat's here-document reaches sh through a pipe: the splitter cannot see it is code
-    command = "cat <<EOF | sh\nrm -rf /\nEOF"
+    # source runs what the substitution prints: the splitter cannot see it is code
+    command = "source <(echo rm -rf /)"
     narrow = lab.bundle(BASE)
     assert lab.guard(narrow, "shell", command=command).verdict is Verdict.ALLOW
     assert lab.decide(narrow, "shell", command=command).verdict is Verdict.ASK
     broad = lab.bundle(BASE.replace('"rm -rf /*"', '"*rm -rf /*"'))
     denied = lab.guard(broad, "shell", command=command)
     assert denied.verdict is Verdict.DENY
-    assert 'matched "cat <<EOF | sh' in denied.reason
+    assert denied.reason.startswith("never wipe the root (floor[0] matched")
+
+
+def test_a_shell_reading_commands_it_is_not_shown_fails_the_floors(lab: PolicyLab) -> None:
+    # cat's here-document reaches sh through a pipe: what sh runs cannot be analysed
+    command = "cat <<EOF | sh\nrm -rf /\nEOF"
+    denied = lab.guard(lab.bundle(BASE), "shell", command=command)
+    assert denied.verdict is Verdict.DENY
+    assert "cannot be checked against floor[0]: sh reads the commands" in denied.reason
+    assert "never wipe the root" not in denied.reason  # it says why, not the floor's reason
 
 
 def test_a_command_nested_past_the_limit_fails_the_floors(lab: PolicyLab) -> None:
@@ -97,7 +106,8 @@ def test_a_command_nested_past_the_limit_fails_the_floors(lab: PolicyLab) -> Non
     denied = lab.guard(bundle, "shell", command="sudo " * 60 + "rm -rf /")
     assert (denied.verdict, denied.reason) == (
         Verdict.DENY,
-        "never wipe the root (floor[0] cannot be checked: the command nests too deeply)",
+        "this call cannot be checked against floor[0]: the command nests too deeply, and a "
+        "floor denies what it cannot rule out",
     )
     substituted = "echo " + "$(" * 60 + "rm -rf /" + ")" * 60
     assert lab.guard(bundle, "shell", command=substituted).verdict is Verdict.DENY

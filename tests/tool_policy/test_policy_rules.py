@@ -11,21 +11,21 @@ GIT = """
 [plugins.tool-policy]
 [[plugins.tool-policy.rules]]
 tool = "shell"
-command = "git status*"
+command = "git status**"
 decision = "allow"
 reason = "reading is fine"
 [[plugins.tool-policy.rules]]
 tool = "shell"
-command = "git push*"
+command = "git push**"
 decision = "ask"
 reason = "pushing needs a human"
 [[plugins.tool-policy.rules]]
-command = "rm -rf /*"
+command = "rm -rf /**"
 decision = "deny"
 reason = "not the root"
 [[plugins.tool-policy.rules]]
 tool = "shell"
-command = "git *"
+command = "git **"
 decision = "deny"
 reason = "other git commands are not for agents"
 """
@@ -143,11 +143,11 @@ def test_an_allow_list_lets_through_only_what_it_names(lab: PolicyLab) -> None:
         default = "deny"
         [[plugins.tool-policy.rules]]
         tool = "shell"
-        command = "ls*"
+        command = "ls**"
         decision = "allow"
         [[plugins.tool-policy.rules]]
         tool = "shell"
-        command = "git status*"
+        command = "git status**"
         decision = "allow"
         """
     )

@@ -358,8 +358,8 @@ def disguised(draw: st.DrawFn, program: str) -> str:
 
 
 def policy_for(program: str) -> ToolPolicy:
-    rules = [{"command": glob, "decision": "deny"} for glob in (program, f"{program} *")]
-    floors = [{"command": glob, "reason": "never"} for glob in (program, f"{program} *")]
+    rules = [{"command": glob, "decision": "deny"} for glob in (program, f"{program} **")]
+    floors = [{"command": glob, "reason": "never"} for glob in (program, f"{program} **")]
     config = freeze({"default": "allow", "rules": rules, "floor": floors})
     return ToolPolicy(PluginContext("tool-policy", config, Path("p.toml"), SandboxPolicy()))
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import string
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 from seamhost_user_approval.rules import Rule, RulesAnswerer, glob_matches
 
 from seamhost.approval.request import ApprovalOutcome
+from seamhost.globs import Glob
 from seamhost.sandbox.policy import SandboxMode
 from tests.user_approval.approval_requests import request
 
@@ -28,7 +30,10 @@ def outcome(rules: RulesAnswerer, **kwargs: Any) -> ApprovalOutcome | None:
     ("pattern", "text", "matches"),
     [
         ("release/*", "release/VERSION", True),
-        ("release/*", "release/notes/1.4.md", True),  # * crosses /
+        ("release/*", "release/notes/1.4.md", False),  # * stays in one segment
+        ("release/**", "release/notes/1.4.md", True),  # ** crosses /
+        ("release/notes/*.md", "release/notes/internal/keys/prod.md", False),
+        ("release/notes/**.md", "release/notes/internal/keys/prod.md", True),
         ("release/*", "Release/VERSION", False),  # case-sensitive
         ("release/*", "release", False),  # the whole text
         ("release/*", "x/release/VERSION", False),
@@ -73,7 +78,8 @@ def test_other_values_are_matched_as_canonical_json(
 def test_a_wildcard_never_climbs_out_with_dotdot(text: str) -> None:
     assert not glob_matches("release/*", text)
     assert not glob_matches("*", text)
-    assert glob_matches(text.replace("[", "[[]"), text)  # written out literally, it matches
+    literal = text.replace("\\", "\\\\").replace("[", "[[]")
+    assert glob_matches(literal, text)  # written out literally, it matches
 
 
 def test_dots_that_are_not_a_segment_are_plain_text() -> None:
@@ -82,8 +88,8 @@ def test_dots_that_are_not_a_segment_are_plain_text() -> None:
 
 
 def _literal(text: str) -> str:
-    """A glob that matches exactly `text`: each wildcard character in brackets."""
-    return "".join(f"[{ch}]" if ch in "*?[" else ch for ch in text)
+    """A glob that matches exactly `text`: each wildcard character escaped."""
+    return "".join(f"\\{ch}" if ch in "*?[\\" else ch for ch in text)
 
 
 @given(st.text(alphabet=string.printable + "äß日🙂", max_size=40))
@@ -162,4 +168,22 @@ def test_rules_are_read_from_their_tables() -> None:
     rule = Rule.from_table(
         "rules[0]", {"tool": "t", "args": {"b": "2", "a": "1"}, "decision": "reject"}
     )
-    assert rule == Rule("rules[0]", "t", ApprovalOutcome.REJECTED, (("a", "1"), ("b", "2")))
+    globs = (("a", Glob.of("1")), ("b", Glob.of("2")))
+    assert rule == Rule("rules[0]", Glob.of("t"), ApprovalOutcome.REJECTED, globs)
+
+
+def test_a_malformed_glob_fails_the_bundle_naming_its_key(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from seamhost.cli import main
+
+    profile = tmp_path / "p.toml"
+    profile.write_text(
+        '[profile]\nname = "p"\n[plugins.user-approval]\n'
+        '[[plugins.user-approval.rules]]\ntool = "write_file"\n'
+        'args = { path = "release/[abc" }\ndecision = "allow"\n'
+    )
+    result = CliRunner().invoke(main, ["profile", "check", str(profile)])
+    assert result.exit_code == 2, result.output
+    assert "plugins.user-approval.rules[0].args.path" in result.output
+    assert "is never closed" in result.output

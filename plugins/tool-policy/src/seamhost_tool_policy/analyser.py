@@ -19,6 +19,7 @@ import attrs
 from seamhost_tool_policy.handlers import handler_for
 from seamhost_tool_policy.options import Parsed
 from seamhost_tool_policy.splitter import MAX_DEPTH, UNKNOWN, split
+from seamhost_tool_policy.structure import Command, describe, resolve
 
 _CODE_VARIABLES = frozenset(
     {"BASH_ENV", "ENV", "PS1", "PS2", "PS3", "PS4", "PROMPT_COMMAND", "SHELLOPTS", "BASHOPTS"}
@@ -37,7 +38,10 @@ class Analyser:
     """Walks a call's commands; :attr:`commands`, :attr:`unsure`, :meth:`targets` are found."""
 
     def __init__(self) -> None:
-        self.commands: dict[str, None] = {}  # each command's text once, in the order found
+        self.commands: dict[str, Command] = {}  # each command once (by text), in order found
+        # Where the commands may run, relative to the call's directory (""): a literal cd adds
+        # its target (it may fail, and a subshell's cd ends with it), any other an unknown one.
+        self.directories: tuple[str, ...] = ("",)
         self.unsure: list[str] = []
         self.truncated = False
         self.redirects: list[tuple[str, Scope]] = []
@@ -71,8 +75,26 @@ class Analyser:
         finally:
             self.scope = saved
 
-    def emit(self, words: Sequence[str]) -> None:
-        self.commands.setdefault(" ".join(words))
+    def emit(self, words: Sequence[str], command: Command | None = None) -> None:
+        text = " ".join(words)
+        if command is not None:
+            self.commands[text] = attrs.evolve(command, text=text)
+        else:
+            self.commands.setdefault(text, Command(text))
+
+    def opaque(self, why: str) -> None:
+        """Record a command nobody can know, for `why`: every matcher may match it."""
+        self.unsure.append(why)
+        self.commands.setdefault("\0" + why, Command.unknown(why))
+
+    def change_directory(self, target: str | None) -> None:
+        """A ``cd`` to `target` (None: somewhere only the run knows) in the call."""
+        self.changes_directory = True
+        if target is None or UNKNOWN in target or target.startswith("~") or target == "-":
+            added: tuple[str, ...] = (UNKNOWN,)
+        else:
+            added = tuple(resolve(target, d) if d else target for d in self.directories)
+        self.directories = tuple(dict.fromkeys((*self.directories, *added)))
 
     def too_deep(self, depth: int) -> bool:
         if depth <= MAX_DEPTH:
@@ -102,13 +124,18 @@ class Analyser:
         self._followed.add((words, self.scope))
         if self.too_deep(depth):
             return
-        self.emit(words)
         name = words[0].rsplit("/", 1)[-1]
         if UNKNOWN in name or not name:
-            self.unsure.append("the program to run is only known at run time")
+            self.emit(words)
+            self.opaque("the program to run is only known at run time")
             return
+        directories = (UNKNOWN,) if self.scope.moved else self.directories
+        command, canonical = describe((name, *words[1:]), directories)
+        self.emit(words, command)
         if name != words[0]:
-            self.emit((name, *words[1:]))
+            self.emit((name, *words[1:]), command)
+        if canonical != (name, *words[1:]):
+            self.emit(canonical, command)  # git -C . push is also seen as git push
         handler = handler_for(name)
         if handler is not None:
             handler(self, (name, *words[1:]), depth, stdin)
@@ -116,7 +143,7 @@ class Analyser:
     def interactive(self, program: str, depth: int, stdin: tuple[str, ...]) -> None:
         """A shell that reads its commands from its input: what it is fed, if the line shows it."""
         if not stdin:
-            self.unsure.append(f"{program} reads the commands it runs from its input")
+            self.opaque(f"{program} reads the commands it runs from its input")
         for body in stdin:
             self.script(body, depth + 1)
 
@@ -134,7 +161,7 @@ class Analyser:
         """
         if parsed.unknown is None:
             return False
-        self.unsure.append(
+        self.opaque(
             f"{words[0]}: option {parsed.unknown} is not understood, so what it runs is not known"
         )
         # The option may or may not take a value: the command starts right after either way.

@@ -35,13 +35,14 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from seamhost import jsonvalue
-from seamhost_tool_policy.globs import Match
+from seamhost.globs import Match
 from seamhost_tool_policy.marks import UNKNOWN
-from seamhost_tool_policy.unwrap import Analysis, Command, analyse_argv, analyse_script
+from seamhost_tool_policy.structure import Command
+from seamhost_tool_policy.unwrap import Analysis, analyse_argv, analyse_script
 
 if TYPE_CHECKING:
     from seamhost import ToolInvocation
-    from seamhost_tool_policy.globs import Glob
+    from seamhost.globs import Glob
 
 STREAMS = re.compile(r"/dev/(?:null|stdin|stdout|stderr|tty|fd/[0-9]+)")
 """Redirection targets that are no file effect: the null device, the standard streams, the

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from seamhost.errors import SeamhostError
-from seamhost_tool_policy.globs import Glob, GlobError
+from seamhost.globs import Glob, GlobError
 
 VERDICTS = ("allow", "ask", "deny")
 LOCATIONS = ("inside-workspace", "outside-workspace")
@@ -21,9 +21,14 @@ LOCATIONS = ("inside-workspace", "outside-workspace")
 DEDICATED_ARGUMENTS = ("command", "argv", "path")
 
 _GLOB_SYNTAX = (
-    "Glob syntax: * any run of characters, ? one character, [abc] [a-z] [!abc] one character of "
-    "(or not of) a set, \\c the character c itself."
+    "Glob syntax (seamhost.globs, shared by every shipped plugin): * any run of characters but "
+    "/, ** any run / included, ? one character but /, [abc] [a-z] [!abc] one character of (or "
+    "not of) a set, \\c the character c itself."
 )
+_EXAMPLES = {
+    "type": "array",
+    "items": {"anyOf": [{"type": "string"}, {"type": "object"}]},
+}
 
 
 def _matchers(what: str) -> dict[str, Any]:
@@ -50,6 +55,41 @@ def _matchers(what: str) -> dict[str, Any]:
             "env, sudo, nohup, timeout, nice, xargs, exec, command, find -exec ...), its words "
             "joined by single spaces after quote removal: `rm -rf /*` matches "
             "`sudo 'rm'  -rf /home`. " + _GLOB_SYNTAX,
+        },
+        "program": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Glob on the program of each simple command of a shell call, its "
+            "basename, through every wrapper (sudo, env, timeout, unshare, strace, nsenter, "
+            "systemd-run, xargs, bash -c ...): `rm` matches `sudo /bin/rm -rf /`.",
+        },
+        "subcommand": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Glob on the subcommand: the first operand after the program's "
+            "global options (git -C . -c k=v --no-pager push is a git push).",
+        },
+        "flags": {
+            "type": "array",
+            "items": {"type": "string", "pattern": "^-"},
+            "minItems": 1,
+            "description": "Options the command must all have, normalised: clusters split "
+            "and spellings mapped per program (-fr = -r -f = -Rf = --recursive --force for rm).",
+        },
+        "operand": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Glob on any one operand (non-option word) of the command, after a "
+            "literal cd earlier in the line (cd / && rm -rf . removes /).",
+        },
+        "match": {
+            **_EXAMPLES,
+            "description": f"Examples {what} must match, checked when the profile loads: a "
+            "command line (a shell call) or a table of arguments.",
+        },
+        "not_match": {
+            **_EXAMPLES,
+            "description": f"Examples {what} must not match, checked when the profile loads.",
         },
         "path": {
             "type": "string",
@@ -174,6 +214,9 @@ class RuleGlobs(NamedTuple):
     command: Glob | None
     path: Glob | None
     args: tuple[tuple[str, Glob], ...]  # sorted by argument name
+    program: Glob | None = None
+    subcommand: Glob | None = None
+    operand: Glob | None = None
 
 
 def rule_globs(where: str, table: Mapping[str, Any]) -> RuleGlobs:
@@ -187,10 +230,15 @@ def rule_globs(where: str, table: Mapping[str, Any]) -> RuleGlobs:
 
     args = table.get("args", {})
     return RuleGlobs(
-        tool=glob("tool", Glob.text, table.get("tool", "*")),
+        tool=glob("tool", Glob.of, table.get("tool", "*")),
         command=glob("command", Glob.command, table["command"]) if "command" in table else None,
-        path=glob("path", Glob.path, table["path"]) if "path" in table else None,
-        args=tuple((name, glob(f"args.{name}", Glob.text, args[name])) for name in sorted(args)),
+        path=glob("path", Glob.of, table["path"]) if "path" in table else None,
+        args=tuple((name, glob(f"args.{name}", Glob.of, args[name])) for name in sorted(args)),
+        **{
+            key: glob(key, Glob.of, table[key])
+            for key in ("program", "subcommand", "operand")
+            if key in table
+        },
     )
 
 
@@ -199,3 +247,9 @@ def check(config: Mapping[str, Any]) -> None:
     for key in ("rules", "floor"):
         for index, table in enumerate(config.get(key, ())):
             rule_globs(f"{key}[{index}]", table)
+
+
+def has_examples(config: Mapping[str, Any]) -> bool:
+    """Whether any rule or floor carries examples (``match``, ``not_match``)."""
+    tables = (*config.get("rules", ()), *config.get("floor", ()))
+    return any("match" in table or "not_match" in table for table in tables)

@@ -22,18 +22,42 @@ import itertools
 import attrs
 
 from seamhost import Decision, Verdict
+from seamhost.globs import Match
 from seamhost_tool_policy.calls import CallView, Place, Subject
-from seamhost_tool_policy.globs import Match
 from seamhost_tool_policy.policy import Policy, Rule
+from seamhost_tool_policy.structure import Command
+from seamhost_tool_policy.structured import meets_structure
 
 MAX_SUBJECTS = 4096
 """More combinations than this are not judged one by one: the call is at least ask."""
 
 
 @attrs.frozen
-class _Outcome:
+class Outcome:
+    """A judgement and the rule behind it (None: the default)."""
+
     verdict: Verdict
     reason: str
+    rule: Rule | None = None
+
+
+@attrs.frozen
+class FloorHit:
+    """A floor that denies a call; `unanalysable` says why a part could not be read (or "")."""
+
+    floor: Rule
+    reason: str
+    unanalysable: str = ""
+
+
+def meets_command(rule: Rule, command: Command | None) -> Match:
+    """How a rule's `command` glob and structured matchers meet a command (MUST: none)."""
+    if not rule.looks_at_commands:
+        return Match.MUST
+    if command is None:
+        return Match.NO
+    found = Match.MUST if rule.command is None else rule.command.match(command.text)
+    return min(found, meets_structure(rule, command)) if found else found
 
 
 def _meets_place(rule: Rule, place: Place | None) -> Match:
@@ -49,12 +73,9 @@ def _match(rule: Rule, view: CallView, subject: Subject) -> Match:
     found = _meets_place(rule, subject.place)
     if found is Match.NO:
         return Match.NO
-    if rule.command is not None:
-        if subject.command is None:
-            return Match.NO
-        found = min(found, rule.command.match(subject.command.text))
-        if found is Match.NO:
-            return Match.NO
+    found = min(found, meets_command(rule, subject.command))
+    if found is Match.NO:
+        return Match.NO
     for name, glob in rule.args:
         value = subject.values.get(name)
         if value is None or not glob.matches(value):
@@ -91,56 +112,93 @@ def _distinct_places(policy: Policy, view: CallView) -> CallView:
     return attrs.evolve(view, places=tuple(kinds.values()))
 
 
-def _judge(policy: Policy, view: CallView, subject: Subject) -> _Outcome:
-    worst: _Outcome | None = None
+def _judge(policy: Policy, view: CallView, subject: Subject) -> Outcome:
+    worst: Outcome | None = None
     for rule in policy.rules:
         found = _match(rule, view, subject)
         if found is Match.NO:
             continue
         verdict = rule.verdict if found is Match.MUST else min(rule.verdict, Verdict.ASK)
         if worst is None or verdict > worst.verdict:
-            worst = _Outcome(verdict, _explain(rule, subject, found))
+            worst = Outcome(verdict, _explain(rule, subject, found), rule)
         if found is Match.MUST:
             return worst
     if worst is None or policy.default > worst.verdict:
-        return _Outcome(policy.default, f"no rule matched; the default is {policy.default}")
+        return Outcome(policy.default, f"no rule matched; the default is {policy.default}")
     return worst
 
 
-def floor_reason(policy: Policy, view: CallView) -> str | None:
-    """Why a floor denies the call, or None when none matches."""
+def floor_hit(policy: Policy, view: CallView) -> FloorHit | None:
+    """The first floor that denies the call, or None when none matches."""
     for floor in policy.floors:
         if not floor.tool.matches(view.tool) or floor.effect not in (None, view.effect):
             continue
-        shown = ""
-        if floor.command is not None:
+        shown, unanalysable = "", ""
+        if floor.looks_at_commands:
             shell = view.shell
-            commands = view.commands or ()
-            hits = [
-                f'matched "{c.display}"'
-                for c in commands
-                if floor.command.match(c.text) is not Match.NO
-            ]
-            if not hits and shell is not None and shell.unsure and floor.command.matches(shell.raw):
-                hits = [f'matched "{shell.raw}"']
-            if not hits and shell is not None and shell.truncated:
-                hits = ["cannot be checked: the command nests too deeply"]
-            if not hits:
+            met = [c for c in view.commands or () if meets_command(floor, c) is not Match.NO]
+            known = [c for c in met if not c.opaque]
+            hits = [f'matched "{c.display}"' for c in known]
+            if not known and met:
+                unanalysable = met[0].opaque
+            elif (
+                shell is not None
+                and shell.unsure
+                and floor.command is not None
+                and floor.command.matches(shell.raw)
+            ):
+                hits = hits or [f'matched "{shell.raw}"']
+            if not hits and not unanalysable and shell is not None and shell.truncated:
+                unanalysable = "the command nests too deeply"
+            if not hits and not unanalysable:
                 continue
-            shown = f" {hits[0]}"
+            shown = f" {hits[0]}" if hits else ""
         if floor.path is not None or floor.inside is not None:
-            met = [place for place in view.places if _meets_place(floor, place) is not Match.NO]
-            if not met:
+            places = [place for place in view.places if _meets_place(floor, place) is not Match.NO]
+            if not places:
                 continue
-            if met[0].redirect:
-                shown += f"{' and' if shown else ''} a redirection to {met[0].display}"
+            if places[0].redirect:
+                shown += f"{' and' if shown else ''} a redirection to {places[0].display}"
         if not all(
             any(value is not None and glob.matches(value) for value in view.values[name])
             for name, glob in floor.args
         ):
             continue
-        return f"{floor.reason} ({floor.where}{shown})"
+        if unanalysable:
+            reason = (
+                f"this call cannot be checked against {floor.where}: {unanalysable}, and a floor "
+                "denies what it cannot rule out"
+            )
+            return FloorHit(floor, reason, unanalysable)
+        return FloorHit(floor, f"{floor.reason} ({floor.where}{shown})")
     return None
+
+
+def floor_reason(policy: Policy, view: CallView) -> str | None:
+    """Why a floor denies the call, or None when none matches."""
+    hit = floor_hit(policy, view)
+    return None if hit is None else hit.reason
+
+
+def judge(policy: Policy, view: CallView) -> Outcome:
+    """The rules' outcome on a call (the floors aside), with the rule that decided."""
+    unsure = list(view.shell.unsure) if view.shell is not None else []
+    view = _distinct_places(policy, view)
+    if view.subject_count > MAX_SUBJECTS:
+        many = f"more than {MAX_SUBJECTS} combinations of commands, places and values"
+        unsure.append(f"it holds {many}")
+    worst: Outcome | None = None
+    for subject in itertools.islice(view.subjects(), MAX_SUBJECTS):
+        outcome = _judge(policy, view, subject)
+        if worst is None or outcome.verdict > worst.verdict:
+            worst = outcome
+    assert worst is not None  # every dimension of a view holds at least one entry
+    if not unsure or worst.verdict is Verdict.DENY:
+        return worst
+    why = f"this call cannot be checked reliably ({'; '.join(unsure)}), so a person has to read it"
+    if worst.verdict is Verdict.ASK:
+        return attrs.evolve(worst, reason=f"{worst.reason}; also, {why}")
+    return Outcome(Verdict.ASK, why, worst.rule)
 
 
 def decide(policy: Policy, view: CallView) -> Decision:
@@ -148,22 +206,5 @@ def decide(policy: Policy, view: CallView) -> Decision:
     floor = floor_reason(policy, view)
     if floor is not None:
         return Decision.deny(floor)
-    unsure = list(view.shell.unsure) if view.shell is not None else []
-    view = _distinct_places(policy, view)
-    if view.subject_count > MAX_SUBJECTS:
-        many = f"more than {MAX_SUBJECTS} combinations of commands, places and values"
-        unsure.append(f"it holds {many}")
-    worst: _Outcome | None = None
-    for subject in itertools.islice(view.subjects(), MAX_SUBJECTS):
-        outcome = _judge(policy, view, subject)
-        if worst is None or outcome.verdict > worst.verdict:
-            worst = outcome
-    assert worst is not None  # every dimension of a view holds at least one entry
-    if not unsure:
-        return Decision(worst.verdict, worst.reason)
-    why = f"this call cannot be checked reliably ({'; '.join(unsure)}), so a person has to read it"
-    if worst.verdict is Verdict.DENY:
-        return Decision.deny(worst.reason)
-    if worst.verdict is Verdict.ASK:
-        return Decision.ask(f"{worst.reason}; also, {why}")
-    return Decision.ask(why)
+    outcome = judge(policy, view)
+    return Decision(outcome.verdict, outcome.reason)

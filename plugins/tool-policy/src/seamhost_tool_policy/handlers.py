@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from seamhost_tool_policy import shell_builtins, wrapper_options, wrappers
+from seamhost_tool_policy import launchers, shell_builtins, wrapper_options, wrappers
 
 if TYPE_CHECKING:
     from seamhost_tool_policy.analyser import Handler
@@ -37,6 +37,16 @@ _HANDLERS: dict[str, Handler] = {
     "xargs": wrappers.xargs,
     "find": wrappers.find,
     "watch": wrappers.watch,
+    "unshare": launchers.launcher(wrapper_options.UNSHARE, shell=True),
+    "nsenter": launchers.launcher(wrapper_options.NSENTER, shell=True),
+    "fakeroot": launchers.launcher(wrapper_options.FAKEROOT, shell=True),
+    "systemd-run": launchers.launcher(wrapper_options.SYSTEMD_RUN),
+    "strace": launchers.launcher(wrapper_options.STRACE),
+    "ltrace": launchers.launcher(wrapper_options.STRACE),
+    "chrt": launchers.launcher(wrapper_options.CHRT, leading=1),
+    "prlimit": launchers.launcher(wrapper_options.PRLIMIT),
+    "setpriv": launchers.launcher(wrapper_options.SETPRIV),
+    "parallel": launchers.parallel,
     "exec": wrappers.wrapper(wrapper_options.EXEC),
     "command": wrappers.wrapper(wrapper_options.COMMAND),
     "builtin": wrappers.wrapper(wrapper_options.NO_OPTIONS),

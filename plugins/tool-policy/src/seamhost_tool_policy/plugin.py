@@ -13,7 +13,8 @@ import functools
 from typing import TYPE_CHECKING
 
 from seamhost import hookimpl
-from seamhost_tool_policy.config import RuleError, check
+from seamhost_tool_policy import examples_cache
+from seamhost_tool_policy.config import RuleError, check, has_examples
 
 if TYPE_CHECKING:
     from seamhost import Decision, PluginContext, ToolInvocation
@@ -34,6 +35,11 @@ class ToolPolicy:
             check(self._config)
         except RuleError as exc:
             raise RuleError(exc.key, exc.problem, str(ctx.profile_path)) from None
+        if has_examples(self._config) and not examples_cache.passed(self._config):
+            from seamhost_tool_policy.examples import check_examples  # loads the analysis
+
+            check_examples(self.policy, self._config, str(ctx.profile_path))
+            examples_cache.remember(self._config)
 
     @functools.cached_property
     def policy(self) -> Policy:
@@ -64,3 +70,9 @@ class ToolPolicy:
 
         reason = floor_reason(self.policy, self._view(call))
         return None if reason is None else Decision.deny(reason)
+
+    def policy_explanation(self, call: ToolInvocation) -> dict[str, object]:
+        """What ``seamhost policy explain`` shows of this plugin's reading of `call`."""
+        from seamhost_tool_policy.explanation import explain
+
+        return explain(self.policy, self._view(call))

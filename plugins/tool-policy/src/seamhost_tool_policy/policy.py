@@ -12,8 +12,8 @@ from typing import Any
 import attrs
 
 from seamhost import Verdict
+from seamhost.globs import Glob
 from seamhost_tool_policy.config import LOCATIONS, rule_globs
-from seamhost_tool_policy.globs import Glob
 
 VERDICTS = {"allow": Verdict.ALLOW, "ask": Verdict.ASK, "deny": Verdict.DENY}
 
@@ -31,6 +31,20 @@ class Rule:
     path: Glob | None = None
     location: str | None = None
     args: tuple[tuple[str, Glob], ...] = ()
+    program: Glob | None = None
+    subcommand: Glob | None = None
+    flags: tuple[str, ...] = ()
+    operand: Glob | None = None
+
+    @property
+    def structured(self) -> bool:
+        """Whether the rule has a structured matcher (program, subcommand, flags, operand)."""
+        return bool(self.program or self.subcommand or self.flags or self.operand)
+
+    @property
+    def looks_at_commands(self) -> bool:
+        """Whether the rule looks at a shell call's commands at all."""
+        return self.command is not None or self.structured
 
     @property
     def inside(self) -> bool | None:
@@ -50,6 +64,10 @@ def _compile(where: str, table: Mapping[str, Any], verdict: Verdict) -> Rule:
         path=globs.path,
         location=table.get("location"),
         args=globs.args,
+        program=globs.program,
+        subcommand=globs.subcommand,
+        flags=tuple(table.get("flags", ())),
+        operand=globs.operand,
     )
 
 

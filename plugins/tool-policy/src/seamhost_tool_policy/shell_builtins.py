@@ -35,9 +35,15 @@ def source(an: Analyser, words: tuple[str, ...], depth: int, stdin: tuple[str, .
         an.script(body, depth + 1)
 
 
-def directory(an: Analyser, _w: tuple[str, ...], _depth: int, _s: tuple[str, ...]) -> None:
-    """``cd``, ``pushd``, ``popd``: relative paths after it are relative to somewhere else."""
-    an.changes_directory = True
+def directory(an: Analyser, words: tuple[str, ...], _depth: int, _s: tuple[str, ...]) -> None:
+    """``cd``, ``pushd``, ``popd``: relative paths after it are relative to somewhere else.
+
+    A literal ``cd DIR`` (or ``pushd DIR``) adds DIR to where the later commands may run; any
+    other form (``cd``, ``cd -``, ``cd ~``, ``popd``, options) adds a place only the run knows.
+    """
+    operands = words[1:]
+    literal = words[0] != "popd" and len(operands) == 1 and not operands[0].startswith("-")
+    an.change_directory(operands[0] if literal else None)
 
 
 def opaque(why: str) -> Handler:

@@ -62,19 +62,7 @@ from collections.abc import Sequence
 import attrs
 
 from seamhost_tool_policy.analyser import Analyser
-from seamhost_tool_policy.marks import UNKNOWN
-
-
-@attrs.frozen
-class Command:
-    """One command a rule is matched against: words joined by single spaces."""
-
-    text: str
-
-    @property
-    def display(self) -> str:
-        """The command for people: run-time text shown as ``…``."""
-        return self.text.replace(UNKNOWN, "…")
+from seamhost_tool_policy.structure import Command
 
 
 @attrs.frozen
@@ -109,6 +97,6 @@ def analyse_argv(argv: Sequence[str]) -> Analysis:
 
 
 def _analysis(analyser: Analyser, raw: str) -> Analysis:
-    commands = tuple(Command(text) for text in analyser.commands)
+    commands = tuple(analyser.commands.values())
     unsure = tuple(dict.fromkeys(analyser.unsure))
     return Analysis(commands, unsure, raw, analyser.truncated, analyser.targets())

@@ -125,6 +125,8 @@ def _command_string(words: tuple[str, ...]) -> str | None:
     """The shell code given as ``-c CODE`` or ``--command[=]CODE`` anywhere in `words`."""
     for index, word in enumerate(words[1:], start=1):
         following = words[index + 1] if index + 1 < len(words) else None
+        if word == "--":
+            return None  # what follows is a command's own words
         if word in ("--command", "--session-command"):
             return following
         if word.startswith(("--command=", "--session-command=")):
@@ -155,14 +157,15 @@ _runuser_command = wrapper(wrapper_options.RUNUSER)
 def su(an: Analyser, words: tuple[str, ...], depth: int, stdin: tuple[str, ...]) -> None:
     """``su``, ``script`` and ``runuser`` run ``-c CODE`` through a shell."""
     code = _command_string(words)
+    as_user = words[0] == "runuser" and (
+        "-u" in words or any(w.startswith("--user") for w in words)
+    )
     with an.elsewhere(moved=words[0] != "script" and _login(words)):
         if code is not None:
             an.script(code, depth + 1)
-        elif words[0] == "runuser" and (
-            "-u" in words or any(w.startswith("--user") for w in words)
-        ):
+        if as_user:  # runuser -u USER COMMAND...: a -c may be the command's own (git -c k=v)
             _runuser_command(an, words, depth, stdin)
-        else:
+        elif code is None:
             an.interactive(words[0], depth, stdin)
 
 

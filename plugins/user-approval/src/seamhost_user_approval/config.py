@@ -43,13 +43,15 @@ _RULE: dict[str, Any] = {
             "type": "string",
             "minLength": 1,
             "description": 'Glob on the tool name ("*": any tool). Globs match the whole text, '
-            "case-sensitively: * any run of characters, ? one character, [abc] [a-z] [!abc] "
-            "one character of (or not of) a set; write [*] [?] [[] for the character itself.",
+            "case-sensitively: * any run of characters but /, ** any run / included, ? one "
+            "character but /, [abc] [a-z] [!abc] one character of (or not of) a set; write [*] "
+            "[?] [[] or \\* \\? \\[ for the character itself.",
         },
         "args": {
             "type": "object",
             "additionalProperties": {"type": "string"},
-            "description": "Globs on named arguments, all of which must match; a missing "
+            "description": "Globs on named arguments (the tool glob's dialect: "
+            "release/notes/*.md stays in release/notes), all of which must match; a missing "
             "argument never matches. A string is matched as it is, any other value as its "
             'canonical JSON text (3, true, ["a","b"], {"k":1}). A string with a `..` path '
             "segment is matched only by a glob without wildcards.",
@@ -163,3 +165,19 @@ class Settings(NamedTuple):
             tty_path=config.get("tty_path"),
             defer_ttl=config.get("defer_expires_seconds"),
         )
+
+
+def check_globs(config: Mapping[str, Any], file: str) -> None:
+    """Parse every glob of the rules; a malformed one is a `ConfigError` naming its key."""
+    from seamhost.errors import ConfigError
+    from seamhost.globs import Glob, GlobError
+
+    for index, rule in enumerate(config.get("rules", ())):
+        named = [("tool", rule["tool"])]
+        named += [(f"args.{name}", glob) for name, glob in rule.get("args", {}).items()]
+        for key, pattern in named:
+            try:
+                Glob.of(pattern)
+            except GlobError as exc:
+                where = f"plugins.user-approval.rules[{index}].{key}"
+                raise ConfigError(file, where, str(exc)) from None

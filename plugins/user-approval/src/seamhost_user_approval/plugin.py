@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from seamhost import hookimpl
 from seamhost.errors import describe
-from seamhost_user_approval.config import Settings
+from seamhost_user_approval.config import Settings, check_globs
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -47,6 +47,7 @@ class UserApproval:
 
     def __init__(self, ctx: PluginContext) -> None:
         self.name = ctx.name
+        check_globs(ctx.config, str(ctx.profile_path))
         self.settings = Settings.from_config(ctx.config)
         self._accounts: collections.OrderedDict[tuple[str, str], list[str]] = (
             collections.OrderedDict()

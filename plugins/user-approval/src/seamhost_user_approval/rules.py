@@ -14,10 +14,12 @@ no rule matches gets no answer from this answerer, and the next answerer is aske
 
 Matching is strict:
 
-* A glob matches the **whole** text, case-sensitively: ``*`` any run of characters (``/`` and
-  newlines included), ``?`` one character, ``[abc]``/``[a-z]`` one character of a set,
-  ``[!abc]`` one not in it. A literal ``*``, ``?`` or ``[`` is written ``[*]``, ``[?]``,
-  ``[[]``.
+* Globs are the dialect every shipped plugin shares (:mod:`seamhost.globs`): a glob matches
+  the **whole** text, case-sensitively; ``*`` any run of characters but ``/``, ``**`` any run
+  ``/`` included, ``?`` one character but ``/``, ``[abc]``/``[a-z]`` one character of a set,
+  ``[!abc]`` one not in it, ``\\c`` the character ``c``. So ``release/notes/*.md`` never
+  reaches ``release/notes/internal/keys/prod.md``. A literal ``*``, ``?`` or ``[`` is written
+  ``[*]``, ``[?]``, ``[[]`` (or ``\\*`` ...).
 * Every argument `args` names must be present in the call. A string argument is matched as it
   is; any other value (number, boolean, null, list, object) as its canonical JSON text
   (``3``, ``true``, ``["a","b"]``, ``{"k":1}`` with sorted keys and no spaces).
@@ -31,7 +33,6 @@ Matching is strict:
 
 from __future__ import annotations
 
-import fnmatch
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -39,11 +40,11 @@ from typing import Any
 import attrs
 
 from seamhost import ApprovalOutcome, ApprovalRequest, jsonvalue
+from seamhost.globs import Glob
 from seamhost_user_approval.answers import Reply
 
 # What each decision the config schema accepts (config.DECISIONS) answers.
 DECISIONS = {"allow": ApprovalOutcome.ALLOWED_ONCE, "reject": ApprovalOutcome.REJECTED}
-_WILDCARDS = frozenset("*?[")
 _SEGMENTS = re.compile(r"[/\\]")
 
 
@@ -52,12 +53,13 @@ def climbs(text: str) -> bool:
     return ".." in _SEGMENTS.split(text)
 
 
-def glob_matches(pattern: str, value: Any) -> bool:
+def glob_matches(pattern: str | Glob, value: Any) -> bool:
     """True when `pattern` matches the whole text of `value` (see the module docstring)."""
+    glob = pattern if isinstance(pattern, Glob) else Glob.of(pattern)
     text = jsonvalue.as_text(value)
-    if isinstance(value, str) and climbs(text) and _WILDCARDS & set(pattern):
+    if isinstance(value, str) and climbs(text) and not glob.literal:
         return False
-    return fnmatch.fnmatchcase(text, pattern)
+    return glob.matches(text)
 
 
 @attrs.frozen
@@ -65,9 +67,9 @@ class Rule:
     """One rule; `where` names it as the profile does (``rules[2]``)."""
 
     where: str
-    tool: str
+    tool: Glob
     decision: ApprovalOutcome
-    args: tuple[tuple[str, str], ...] = ()
+    args: tuple[tuple[str, Glob], ...] = ()
     escalation: str = "none"
     reason: str = ""
 
@@ -76,16 +78,16 @@ class Rule:
         """A rule from a table the config schema accepted."""
         return cls(
             where=where,
-            tool=table["tool"],
+            tool=Glob.of(table["tool"]),
             decision=DECISIONS[table["decision"]],
-            args=tuple(sorted(dict(table.get("args", {})).items())),
+            args=tuple((k, Glob.of(v)) for k, v in sorted(dict(table.get("args", {})).items())),
             escalation=table.get("escalation", "none"),
             reason=table.get("reason", ""),
         )
 
     def matches(self, request: ApprovalRequest) -> bool:
         """True when every matcher of this rule matches `request`."""
-        if not fnmatch.fnmatchcase(request.tool, self.tool):
+        if not self.tool.matches(request.tool):
             return False
         if not self._escalation_matches(request):
             return False

@@ -1,10 +1,10 @@
-"""Globs: syntax, path segments, and matching text only known at run time."""
+"""The one glob dialect (seamhost.globs): syntax, segments, text only known at run time."""
 
 from __future__ import annotations
 
 import pytest
-from seamhost_tool_policy.globs import Glob, GlobError, Match
-from seamhost_tool_policy.splitter import UNKNOWN
+
+from seamhost.globs import UNKNOWN, Glob, GlobError, Match
 
 U = UNKNOWN
 
@@ -15,7 +15,8 @@ U = UNKNOWN
         ("git push*", "git push origin main", True),
         ("git push*", "git pull", False),
         ("rm -rf /*", "rm -rf /", True),
-        ("rm -rf /*", "rm -rf /home/me", True),
+        ("rm -rf /*", "rm -rf /home/me", False),  # * stays within one segment
+        ("rm -rf /**", "rm -rf /home/me", True),
         ("*", "", True),
         ("a?c", "abc", True),
         ("a?c", "ac", False),
@@ -33,10 +34,12 @@ U = UNKNOWN
         ("shell", "shell", True),
         ("shell", "shells", False),
         ("file_*", "file_a\nb", True),
+        ("release/notes/*.md", "release/notes/internal/keys/prod.md", False),
+        ("release/notes/**.md", "release/notes/internal/keys/prod.md", True),
     ],
 )
 def test_text_globs(pattern: str, text: str, expected: bool) -> None:
-    assert Glob.text(pattern).matches(text) is expected
+    assert Glob.of(pattern).matches(text) is expected
 
 
 def test_command_globs_read_runs_of_blanks_as_one_space() -> None:
@@ -67,8 +70,8 @@ def test_command_globs_read_runs_of_blanks_as_one_space() -> None:
         ("/etc/*", "/etc/ssh/sshd_config", False),
     ],
 )
-def test_path_globs_keep_to_segments(pattern: str, text: str, expected: bool) -> None:
-    assert Glob.path(pattern).matches(text) is expected
+def test_globs_keep_to_segments(pattern: str, text: str, expected: bool) -> None:
+    assert Glob.of(pattern).matches(text) is expected
 
 
 @pytest.mark.parametrize(
@@ -83,24 +86,29 @@ def test_path_globs_keep_to_segments(pattern: str, text: str, expected: bool) ->
 )
 def test_malformed_globs_are_refused(pattern: str, problem: str) -> None:
     with pytest.raises(GlobError, match=problem) as info:
-        Glob.text(pattern)
+        Glob.of(pattern)
     assert info.value.pattern == pattern
 
 
-@pytest.mark.parametrize("pattern", ["a**", "**b", "a/**b", "x**/y"])
-def test_globstar_must_be_a_whole_segment(pattern: str) -> None:
-    with pytest.raises(GlobError, match="whole path segment"):
-        Glob.path(pattern)
-    assert Glob.text(pattern).matches(pattern.replace("*", ""))  # text globs: ** is *
+@pytest.mark.parametrize(
+    ("pattern", "text"),
+    [("a**", "a/b/c"), ("**b", "x/y/b"), ("a/**b", "a/x/yb"), ("x**/y", "xz/w/y")],
+)
+def test_a_globstar_inside_a_segment_spans_slashes_too(pattern: str, text: str) -> None:
+    assert Glob.of(pattern).matches(text)
+    assert not Glob.of(pattern.replace("**", "*")).matches(text)
 
 
 @pytest.mark.parametrize(
     ("pattern", "text", "expected"),
     [
         # an unknown stretch wholly under a star: whatever it becomes, the glob matches
-        ("git *", f"git {U}", Match.MUST),
-        ("*", U, Match.MUST),
-        ("rm -rf *", f"rm -rf {U}/x", Match.MUST),
+        ("git **", f"git {U}", Match.MUST),
+        ("**", U, Match.MUST),
+        ("rm -rf **", f"rm -rf {U}/x", Match.MUST),
+        # under a single star it may hold a /, so it only may match
+        ("git *", f"git {U}", Match.MAY),
+        ("*", U, Match.MAY),
         # it could become text that matches, or not
         ("rm -rf /*", f"rm -rf {U}", Match.MAY),
         ("git push*", f"git {U} origin", Match.MAY),

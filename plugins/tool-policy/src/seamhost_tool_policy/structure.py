@@ -1,0 +1,101 @@
+"""A simple command read as the structured matchers see it: program, subcommand, flags, operands.
+
+The program is the basename of the first word (wrappers already unwrapped by the analyser).
+Global options the programs table (:mod:`.programs`) lists for it are skipped (``git -C . -c
+k=v push`` is a ``git push``); the subcommand is then the first operand. The other options are
+normalised: clusters split (``-fr`` is ``-f -r``) and each spelling mapped to one
+(``--recursive``, ``-R`` → ``-r`` for ``rm``), wherever they stand, as GNU programs read them;
+after ``--`` every word is an operand. Each operand is resolved against every directory the
+line may have moved to by a literal ``cd`` before it (``cd / && rm -rf .`` removes ``/``), so an
+operand has one form per such directory.
+
+Text only known at run time (:data:`~seamhost_tool_policy.marks.UNKNOWN`) may be anything: a
+word starting with it may be an option (so any flag *may* be present) and an unknown global
+option may take the next word, so the subcommand is then unknown too.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Sequence
+
+import attrs
+
+from seamhost_tool_policy.marks import UNKNOWN
+from seamhost_tool_policy.programs import program, split_flag
+
+
+@attrs.frozen
+class Command:
+    """One command a rule is matched against: words joined by single spaces, and its structure.
+
+    `program` is None for a command seen only as text (with its ``NAME=value`` prefix or its
+    program's directory); `opaque` says why a command is not known at all (a wrapper whose
+    options were not understood, a shell reading its input): it may be any command.
+    """
+
+    text: str
+    program: str | None = None
+    subcommand: str | None = None
+    flags: frozenset[str] = frozenset()
+    maybe_flags: bool = False  # a word only known at run time may be an option
+    operands: tuple[tuple[str, ...], ...] = ()  # each operand in one form per directory
+    opaque: str = ""
+
+    @property
+    def display(self) -> str:
+        """The command for people: run-time text shown as ``…``."""
+        return self.text.replace(UNKNOWN, "…")
+
+    @classmethod
+    def unknown(cls, why: str) -> Command:
+        """A command nobody can know: every matcher may match it."""
+        return cls(UNKNOWN, UNKNOWN, UNKNOWN, frozenset(), True, ((UNKNOWN,),), why)
+
+
+def resolve(operand: str, directory: str) -> str:
+    """`operand` as seen from `directory` ("" is the call's own directory)."""
+    if UNKNOWN in operand or (not directory and not operand.startswith("/")):
+        return operand
+    joined = posixpath.normpath(posixpath.join(directory, operand))
+    return joined[1:] if joined.startswith("//") else joined
+
+
+def describe(words: Sequence[str], directories: Sequence[str]) -> tuple[Command, tuple[str, ...]]:
+    """The structure of the command `words` (program basename first), and its words with the
+    global options dropped (the same words when it has none)."""
+    name = words[0]
+    entry = program(name)
+    index = 1
+    subcommand_known = True
+    while index < len(words) and words[index].startswith("-") and words[index] != "--":
+        word = words[index]
+        option = word.partition("=")[0] if word.startswith("--") else word[:2]
+        if option in entry.global_valued:
+            glued = "=" in word if word.startswith("--") else len(word) > 2
+            index += 1 if glued else 2
+        elif word in entry.global_flags:
+            index += 1
+        else:
+            subcommand_known = not (entry.global_flags or entry.global_valued)
+            break
+    rest = words[index:]
+    flags: set[str] = set()
+    operands: list[str] = []
+    maybe_flags = not subcommand_known
+    ended = False
+    for word in rest:
+        if not ended and word == "--":
+            ended = True
+        elif not ended and word.startswith("-") and len(word) > 1:
+            flags.update(split_flag(word, entry))
+            maybe_flags |= UNKNOWN in word
+        else:
+            operands.append(word)
+            maybe_flags |= not ended and word.startswith(UNKNOWN)
+    subcommand = operands[0] if operands else None
+    if not subcommand_known:
+        subcommand = UNKNOWN
+    forms = tuple(tuple(dict.fromkeys(resolve(o, d) for d in directories)) for o in operands)
+    command = Command(" ".join(words), name, subcommand, frozenset(flags), maybe_flags, forms)
+    return command, (name, *rest)
