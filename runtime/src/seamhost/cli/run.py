@@ -18,6 +18,7 @@ from seamhost.cli.lookup import resolve_session
 if TYPE_CHECKING:
     from seamhost.cli.timeline import Timeline
     from seamhost.kernel.bundle import Bundle
+    from seamhost.kernel.profile.resolve import Profile
     from seamhost.llm.replay import Script
     from seamhost.run.agent import Agent, TurnOutcome
     from seamhost.session.live import Session
@@ -90,6 +91,14 @@ def is_temporary_workspace(path: Path) -> bool:
     help="Compare each call's outcome with the scenario's `expect` for this profile; "
     "exit 1 on any mismatch.",
 )
+@click.option(
+    "--limit",
+    "limits",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Override one of the profile's [limits] for this run (repeatable): "
+    "--limit max_steps=8 --limit tool_timeout_s=30.",
+)
 def run(
     *,
     scenario_path: Path | None,
@@ -101,6 +110,7 @@ def run(
     as_json: bool,
     approval_policy: str | None,
     check: bool,
+    limits: tuple[str, ...] = (),
 ) -> None:
     """Run SCENARIO (a scripted conversation, TOML or JSON) as an agent session.
 
@@ -123,7 +133,7 @@ def run(
         raise click.UsageError("give a SCENARIO to run, or --resume ID")
     if resume_id is not None and session_id is not None:
         raise click.UsageError("--session names a new session; --resume an existing one")
-    profile = resolve_profile(profile_ref)
+    profile = with_limits(resolve_profile(profile_ref), limits)
     bundle = build_bundle(profile)
     started()  # a session allocates garbage: collect it again
     scenario = _replay(bundle, scenario_path) if scenario_path is not None else None
@@ -165,6 +175,17 @@ def run(
         out, session.id, outcomes, mismatches, interrupted=agent.cancelled.is_set(), quiet=as_json
     )
     sys.exit(int(ended))
+
+
+def with_limits(profile: Profile, limits: tuple[str, ...]) -> Profile:
+    """`profile` with its ``[limits]`` overridden by ``--limit KEY=VALUE`` options."""
+    if not limits:
+        return profile
+    import attrs
+
+    from seamhost.kernel.profile.limits import with_overrides
+
+    return attrs.evolve(profile, limits=with_overrides(profile.limits, limits))
 
 
 def _replay_after(bundle: Bundle, path: Path, session: Session) -> Script | None:

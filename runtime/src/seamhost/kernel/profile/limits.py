@@ -84,3 +84,20 @@ def merge_limits(chain: Iterable[ProfileFile]) -> Limits:
         for key, value in pf.limits.items():
             values[key] = _check(pf.label, key, value)
     return Limits(**values)
+
+
+def with_overrides(limits: Limits, pairs: Iterable[str]) -> Limits:
+    """`limits` with ``KEY=VALUE`` pairs from the command line (``--limit``) applied."""
+    import tomllib
+
+    values = attrs.asdict(limits)
+    for pair in pairs:
+        key, sep, text = pair.partition("=")
+        if not sep:
+            raise ConfigError("--limit", pair, "expected KEY=VALUE, e.g. --limit max_steps=8")
+        try:
+            value = tomllib.loads(f"v = {text}")["v"]
+        except tomllib.TOMLDecodeError:
+            raise ConfigError("--limit", key, f"{text!r} is not a number") from None
+        values[key.strip()] = _check("--limit", key.strip(), value)
+    return Limits(**values)
