@@ -28,6 +28,7 @@ _SUBCOMMANDS = {
     "approvals": "seamhost.cli.approvals:approvals",
     "approve": "seamhost.cli.approvals:approve",
     "reject": "seamhost.cli.approvals:reject",
+    "chat": "seamhost.cli.chat:chat",
     "exec": "seamhost.cli.exec:exec_",
 }
 
