@@ -234,3 +234,17 @@ def test_ctrl_c_cancels_the_turn_and_exits_130(tmp_path: Path) -> None:
     assert stderr.startswith("seamhost: error: interrupted: session ")
     assert results(rig.records(final["session_id"])) == {"call-1-1-1": "TOOL_OUTCOME_UNKNOWN"}
     assert rig.cli("session", "verify", final["session_id"]).returncode == 0
+
+
+@pytest.mark.parametrize("command", ["exec", "chat"])
+def test_a_profile_without_a_model_exits_2_before_any_session(tmp_path: Path, command: str) -> None:
+    profile = tmp_path / "no-model.toml"
+    profile.write_text('[profile]\nname = "no-model"\n[plugins.tools]\n')
+    args = [command, "--profile", str(profile)] + (["hello"] if command == "exec" else [])
+    done = run_cli(*args, env={"SEAMHOST_HOME": str(tmp_path / "home")}, input="hello\n")
+    assert done.returncode == ExitCode.USAGE
+    assert done.stderr.splitlines() == [
+        f"seamhost: error: {profile}: plugins: no plugin provides llm/adapter (a model); "
+        "add one, such as [plugins.model-openai]"
+    ]
+    assert not (tmp_path / "home" / "sessions").exists()

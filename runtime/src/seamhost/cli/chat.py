@@ -46,7 +46,7 @@ def chat(*, profile_ref: str, resume_id: str | None, workspace: Path | None) -> 
     from seamhost.cli import started
     from seamhost.cli.chat_loop import Conversation
     from seamhost.cli.chat_view import ChatView
-    from seamhost.cli.conversation import announce, new_session, reopen_session
+    from seamhost.cli.conversation import announce, new_session, reopen_session, require_model
     from seamhost.cli.exitcodes import ExitCode
     from seamhost.cli.output import console
     from seamhost.kernel.bundle import build_bundle
@@ -55,6 +55,7 @@ def chat(*, profile_ref: str, resume_id: str | None, workspace: Path | None) -> 
 
     bundle = build_bundle(resolve_profile(profile_ref))
     started()  # a session allocates garbage: collect it again
+    require_model(bundle)
     view = ChatView(console())
     if resume_id is not None:
         session, root = reopen_session(bundle, resume_id, workspace, view)

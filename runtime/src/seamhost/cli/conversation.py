@@ -14,6 +14,18 @@ if TYPE_CHECKING:
     from seamhost.session.live import Session
 
 
+def require_model(bundle: Bundle) -> None:
+    """Refuse, before any session exists, a profile whose bundle has no model to talk to."""
+    from seamhost.errors import ConfigError
+
+    if not bundle.seams.has("llm/adapter"):
+        raise ConfigError(
+            str(bundle.profile.path),
+            "plugins",
+            "no plugin provides llm/adapter (a model); add one, such as [plugins.model-openai]",
+        )
+
+
 def new_session(bundle: Bundle, workspace: Path | None) -> tuple[Session, Path]:
     """A new session working in `workspace` (default: the current directory), created there."""
     from seamhost.run.sessions import create_session

@@ -50,7 +50,7 @@ def exec_(*, prompt: str, profile_ref: str, workspace: Path | None, as_json: boo
     configuration errors, 4 when it awaits a deferred approval, 130 when interrupted (Ctrl-C).
     """
     from seamhost.cli import started
-    from seamhost.cli.conversation import announce, new_session
+    from seamhost.cli.conversation import announce, new_session, require_model
     from seamhost.cli.exec_outcome import print_envelope, report_exec
     from seamhost.cli.output import console
     from seamhost.cli.timeline import Timeline
@@ -66,6 +66,7 @@ def exec_(*, prompt: str, profile_ref: str, workspace: Path | None, as_json: boo
     _detach_stdin()
     bundle = build_bundle(resolve_profile(profile_ref))
     started()  # a session allocates garbage: collect it again
+    require_model(bundle)
     session, root = new_session(bundle, workspace)
     if as_json:
         session.listen(print_envelope)
