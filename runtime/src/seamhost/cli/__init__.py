@@ -29,6 +29,8 @@ _SUBCOMMANDS = {
     "approve": "seamhost.cli.approvals:approve",
     "reject": "seamhost.cli.approvals:reject",
     "policy": "seamhost.cli.policy:policy",
+    "chat": "seamhost.cli.chat:chat",
+    "exec": "seamhost.cli.exec:exec_",
 }
 
 

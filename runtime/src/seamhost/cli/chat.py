@@ -1,0 +1,81 @@
+"""``seamhost chat``: an interactive session with the profile's model, durable as any other.
+
+Each line the person types is a turn; the assistant's text streams as it arrives and the
+timeline shows each call, decision and result as it is committed. Approvals are asked at the
+terminal by the profile's answerers. Ctrl-C during a turn cancels it safely: calls not yet
+dispatched are aborted, started bodies are awaited, the turn ends ``aborted`` and the prompt
+returns. At the prompt, ``/exit``, Ctrl-D or a second Ctrl-C leaves; the session id and how to
+resume it are printed on the way out.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+
+@click.command()
+@click.option(
+    "--profile",
+    "profile_ref",
+    default="default",
+    show_default=True,
+    help="A shipped profile name or a path to a .toml file.",
+)
+@click.option(
+    "--resume",
+    "resume_id",
+    metavar="ID",
+    help="Continue the stored session ID (a unique prefix will do): repair its crashed tail, "
+    "or continue the turn it parked on an answered approval, then chat on.",
+)
+@click.option(
+    "--workspace",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="The directory the tools work in (default: the current directory; with --resume, "
+    "the session's own).",
+)
+def chat(*, profile_ref: str, resume_id: str | None, workspace: Path | None) -> None:
+    """Talk with the profile's model in a durable session; /help lists the commands.
+
+    Exit 0 when left (/exit, Ctrl-D, a second Ctrl-C at the prompt), 2 for usage and
+    configuration errors, 4 when a turn parked on a deferred approval.
+    """
+    from seamhost.cli import started
+    from seamhost.cli.chat_loop import Conversation
+    from seamhost.cli.chat_view import ChatView
+    from seamhost.cli.conversation import announce, new_session, reopen_session, require_model
+    from seamhost.cli.exitcodes import ExitCode
+    from seamhost.cli.output import console
+    from seamhost.kernel.bundle import build_bundle
+    from seamhost.kernel.profile.resolve import resolve_profile
+    from seamhost.run.agent import Agent
+
+    bundle = build_bundle(resolve_profile(profile_ref))
+    started()  # a session allocates garbage: collect it again
+    require_model(bundle)
+    view = ChatView(console())
+    if resume_id is not None:
+        session, root = reopen_session(bundle, resume_id, workspace, view)
+    else:
+        session, root = new_session(bundle, workspace)
+    announce(view.out, "resumed" if resume_id else "session", session, bundle, root)
+    view.out.print("type a message, or /help; /exit or Ctrl-D leaves")
+    session.listen(view)
+    agent = Agent(bundle, session, workspace=root)
+    agent.on_text = view.text
+    conversation = Conversation(agent, view)
+    try:
+        code = conversation.run(resumed=resume_id is not None)
+    finally:
+        conversation.close()
+        session.close()
+    if code is ExitCode.OK and not session.records:
+        view.out.print("no message was sent, so no session was stored")
+    elif code is ExitCode.OK:
+        view.out.print(
+            f"session {session.id}: resume it with `seamhost chat --resume {session.id}`"
+        )
+    sys.exit(int(code))

@@ -1,0 +1,112 @@
+"""The loop of ``seamhost chat``: read a line, run it as a turn, with Ctrl-C cancelling safely.
+
+One event loop serves the whole chat (the agent's cancellation event belongs to it); the prompt
+is read outside it, with Python's own Ctrl-C (``KeyboardInterrupt``). While a turn runs, Ctrl-C
+is the loop's signal handler instead, which asks the agent to cancel the turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from collections.abc import Awaitable
+from typing import TYPE_CHECKING
+
+from seamhost.cli.chat_prompt import Prompt
+from seamhost.cli.conversation import flush, parked_advice
+from seamhost.cli.exitcodes import ExitCode
+from seamhost.cli.failures import report
+
+if TYPE_CHECKING:
+    from seamhost.cli.chat_view import ChatView
+    from seamhost.run.agent import Agent, TurnOutcome
+
+HELP = """commands:
+  /help   this list
+  /exit   leave (so do Ctrl-D and a second Ctrl-C here); the session stays, resumable
+anything else is a message to the model; Ctrl-C during a turn cancels it safely"""
+
+
+class Conversation:
+    """The person's lines as turns of one agent, until they leave or a turn parks."""
+
+    def __init__(self, agent: Agent, view: ChatView) -> None:
+        self.agent = agent
+        self.view = view
+        self.prompt = Prompt()
+        self.loop = asyncio.new_event_loop()
+
+    def run(self, *, resumed: bool) -> ExitCode:
+        """Chat until the person leaves (0) or a turn parks on a deferred approval (4)."""
+        if resumed and self._parked(self._continue()):
+            return ExitCode.AWAITS_APPROVAL
+        out = self.view.out
+        interrupted = False  # the last thing at the prompt was a Ctrl-C
+        while True:
+            try:
+                line = self.prompt.read().strip()
+            except EOFError:
+                out.print()
+                return ExitCode.OK
+            except KeyboardInterrupt:
+                if interrupted:
+                    out.print()
+                    return ExitCode.OK
+                out.print("\n(Ctrl-C again, Ctrl-D or /exit leaves)")
+                interrupted = True
+                continue
+            interrupted = False
+            if line in ("/exit", "/quit"):
+                return ExitCode.OK
+            if line == "/help":
+                out.print(HELP, markup=False)
+            elif line.startswith("/"):
+                out.print(f"unknown command {line.split()[0]}; /help lists them", markup=False)
+            elif line and self._parked(self.agent.run_turn(line)):
+                return ExitCode.AWAITS_APPROVAL
+
+    def close(self) -> None:
+        """Save the history; close the loop as ``asyncio.run`` would (generators, executor)."""
+        self.prompt.save()
+        try:
+            self.loop.run_until_complete(self.loop.shutdown_asyncgens())
+            self.loop.run_until_complete(self.loop.shutdown_default_executor())
+        finally:
+            self.loop.close()
+
+    async def _continue(self) -> TurnOutcome | None:
+        """What a resumed session does first: probe unknown outcomes, continue a parked turn."""
+        from seamhost.run.probing import probe_unknowns
+
+        agent = self.agent
+        await probe_unknowns(
+            agent.bundle, agent.session, agent.workspace, cancelled=agent.cancelled
+        )
+        return await agent.resume()
+
+    def _parked(self, work: Awaitable[TurnOutcome | None]) -> bool:
+        """Run `work` with Ctrl-C cancelling it safely; whether its turn parked (said so)."""
+        outcome = self.loop.run_until_complete(self._guarded(work))
+        if outcome is None or outcome.reason != "suspended":
+            return False
+        report(
+            ExitCode.AWAITS_APPROVAL, parked_advice(self.agent.session.id, outcome.approval or "?")
+        )
+        return True
+
+    async def _guarded(self, work: Awaitable[TurnOutcome | None]) -> TurnOutcome | None:
+        self.loop.add_signal_handler(signal.SIGINT, self._cancel)
+        try:
+            outcome = await work
+            await flush(self.agent.session)
+        finally:
+            self.loop.remove_signal_handler(signal.SIGINT)
+            self.view.end_line()
+        return outcome
+
+    def _cancel(self) -> None:
+        self.view.end_line()
+        self.view.out.print(
+            "[yellow]cancelling: calls not started are aborted, started ones finish[/yellow]"
+        )
+        self.agent.cancel()
