@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from tests.conftest import run_cli
 
@@ -11,7 +12,7 @@ ROOT = Path(__file__).parent.parent.parent
 QUICKSTART = str(ROOT / "examples" / "quickstart.toml")
 
 
-def run(tmp_path: Path, *args: str) -> tuple[int, list[dict[str, object]], str]:
+def run(tmp_path: Path, *args: str) -> tuple[int, list[dict[str, Any]], str]:
     env = {"SEAMHOST_HOME": str(tmp_path / "home")}
     done = run_cli("run", "--json", "--workspace", str(tmp_path / "ws"), *args, env=env)
     records = [json.loads(line) for line in done.stdout.splitlines() if '"seq"' in line]
