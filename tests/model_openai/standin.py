@@ -109,7 +109,9 @@ def _handler(standin: StandIn) -> type[BaseHTTPRequestHandler]:
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length", "0"))
             body = json.loads(self.rfile.read(length) or b"null")
-            standin.requests.append(Received(self.path, {k.lower(): v for k, v in self.headers.items()}, body))
+            standin.requests.append(
+                Received(self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+            )
             if not standin.replies:
                 reply = Reply(500, (), b'{"error": {"message": "the stand-in has no reply"}}')
             else:
