@@ -16,7 +16,7 @@ the process that asks.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -84,11 +84,25 @@ class ScriptedAdapter:
     session."""
 
     name = "model-scripted"
+    max_attempts = 1  # a script answers the same way every time: retrying cannot help
 
     def __init__(self, scenario: Scenario, first_turn: int | None = None) -> None:
         self.scenario = scenario
         self.first_turn = first_turn
         self._cursors: dict[str, _Cursor] = {}
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        """What the bundle snapshot records: the plugin, its version and the scenario replayed."""
+        from importlib.metadata import version
+
+        return {
+            "plugin": self.name,
+            "version": version("seamhost-model-scripted"),
+            "base_url": None,  # nothing is sent anywhere
+            "model": self.scenario.name,
+            "scenario": self.scenario.source or None,
+        }
 
     def scripted_turn(self, request: ModelRequest) -> ScenarioTurn:
         """The scripted turn answering `request`, advancing the session's cursor on a new turn.
