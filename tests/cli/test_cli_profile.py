@@ -114,7 +114,12 @@ def test_show_prints_toml_that_is_the_merged_configuration(site: PluginSite) -> 
         "token": {"$env": "GREET_TOKEN"},  # the marker, never the secret
     }
     assert "s3cret" not in shown.stdout
-    assert doc["sandbox"] == {"mode": "workspace-write", "writable_roots": [], "network": False}
+    assert doc["sandbox"] == {
+        "mode": "workspace-write",
+        "writable_roots": [],
+        "read_only_paths": [],
+        "network": False,
+    }
     # the bundle's facts are there as comments
     greet = info["profile"]["plugins"]["greet"]
     assert f"# seamhost-greet {greet['version']}: provides no seams" in shown.stdout

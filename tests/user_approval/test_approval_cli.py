@@ -62,6 +62,21 @@ def audit_pair(records: list[dict[str, Any]], call_id: str) -> tuple[Any, Any]:
     return asked, match["data"]
 
 
+# The shipped default keeps release/ read-only for every tool ([sandbox] read_only_paths), so an
+# approved write there is still refused SANDBOX_DENIED; the approval flows below are about what
+# follows an answer, so they run under default with release/ writable.
+WRITABLE_RELEASE = (
+    '[profile]\nname = "default-writable-release"\nextends = ["default"]\n'
+    "[sandbox]\nread_only_paths = []\n"
+)
+
+
+def writable_release(tmp_path: Path) -> str:
+    path = tmp_path / "writable-release.toml"
+    path.write_text(WRITABLE_RELEASE)
+    return str(path)
+
+
 def scenario(tmp_path: Path, body: str) -> str:
     path = tmp_path / "scenario.toml"
     path.write_text(textwrap.dedent(body))
@@ -71,9 +86,13 @@ def scenario(tmp_path: Path, body: str) -> str:
 # -- the acceptance: one scenario, interactive and headless ---------------------------------------
 
 
-def test_at_a_terminal_the_person_allows_what_no_rule_covers(home: Path, workspace: Path) -> None:
+def test_at_a_terminal_the_person_allows_what_no_rule_covers(
+    tmp_path: Path, home: Path, workspace: Path
+) -> None:
+    profile = writable_release(tmp_path)
+    args = ["run", "--profile", profile, "--session", "at-terminal", "--workspace", str(workspace)]
     run = run_at_terminal(
-        ["run", "--session", "at-terminal", "--workspace", str(workspace), APPROVALS],
+        [*args, APPROVALS],
         home=home,
         answers=[b"y"],
         cwd=workspace,
@@ -115,7 +134,8 @@ def test_headless_a_rule_allows_and_the_rest_is_unavailable(
     assert run.returncode == ExitCode.OK, run.stdout + run.stderr
     assert "expectation not met" not in run.stderr
     records = stored(home, "headless")
-    assert outcome_of(records, "call-1-1-1") == "ok"
+    # The rule allows the draft; release/ is read-only for every tool, so the sandbox refuses it.
+    assert outcome_of(records, "call-1-1-1") == "SANDBOX_DENIED"
     assert outcome_of(records, "call-1-2-1") == "APPROVAL_UNAVAILABLE"
     assert of(records, "tool/dispatch", "call-1-2-1") == [], "the body never started"
     assert not (workspace / "release" / "VERSION").exists()
@@ -164,7 +184,8 @@ def test_each_outcome_is_audited_and_decides_the_call(
     tmp_path: Path, home: Path, workspace: Path, case: Case
 ) -> None:
     answers, flags, outcome, result = case.answers, case.flags, case.outcome, case.result
-    args = ["run", "--session", "one", "--workspace", str(workspace), *flags]
+    profile = writable_release(tmp_path)
+    args = ["run", "--profile", profile, "--session", "one", "--workspace", str(workspace), *flags]
     args.append(scenario(tmp_path, BUMP))
     if answers is None:  # headless: no terminal anywhere
         headless = run_headless(args, home=home, cwd=workspace)
@@ -199,7 +220,7 @@ def test_the_profile_policy_yields_to_the_command_line(
     never = tmp_path / "never.toml"
     never.write_text(
         '[profile]\nname = "never"\nextends = ["default"]\n'
-        '[plugins.user-approval]\npolicy = "never"\n'
+        '[plugins.user-approval]\npolicy = "never"\n[sandbox]\nread_only_paths = []\n'
     )
     base = ["run", "--profile", str(never), "--workspace", str(workspace)]
     refused = run_headless([*base, "--session", "refused", APPROVALS], home=home, cwd=workspace)

@@ -8,6 +8,7 @@ The command line, in bubblewrap's order of operations::
           --dev /dev --proc /proc          # a minimal /dev; the sandbox's own /proc
           --tmpfs /tmp                     # a private /tmp
           --bind|--ro-bind ROOT ROOT ...   # the workspace and roots under /tmp, mounted again
+          --ro-bind PATH PATH ...          # each read-only path under a writable root
           -- PROGRAM ARG ...
 
 * ``--unshare-all`` gives the command its own mount, PID, IPC, UTS, cgroup and network (and,
@@ -22,11 +23,21 @@ The command line, in bubblewrap's order of operations::
   skipped (bubblewrap needs its mount points to exist, and a missing root never widens anything). In
   ``read-only`` nothing is writable but the private /tmp and /dev; the workspace and roots that
   live under /tmp are mounted again, read-only, so the command still sees them.
+* **Pinned roots.** When the request carries the session's pins (design.md §5.7), each root
+  and read-only path is bound from its pinned descriptor (``--bind-fd FD PATH``, ``--ro-bind-fd``,
+  the descriptor handed to bubblewrap, which closes it before the command starts), never from
+  its path: a symlink planted where a root was, even between the check and the mount, cannot
+  move what is mounted. A root whose path no longer leads to its pin is not mounted at all.
+  The mount point is still a path; if it changed meanwhile the pinned directory is mounted
+  elsewhere in the sandbox's own view, which widens nothing on the host.
+* Read-only paths (``[sandbox] read_only_paths``) under a writable root are bound read-only
+  after the writable binds; a bind mount cannot be renamed or removed from inside either.
 * The working directory is the runner's (bubblewrap keeps it when it exists inside).
 
 Enforcement is ``full`` in both confining modes: writes, renames, links, truncation and
 metadata changes outside the writable roots all meet a read-only mount (``EROFS``) or a mount
-boundary (``EXDEV``).
+boundary (``EXDEV``). It is ``partial`` when a read-only path under a writable root does not
+exist: there is nothing to bind, so a command could create it (the file tools still refuse).
 """
 
 from __future__ import annotations
@@ -40,6 +51,7 @@ from typing import TYPE_CHECKING, ClassVar
 import attrs
 
 from seamhost import ConfinedCommand, ConfineRequest, PathPolicy
+from seamhost_sandbox_local.binding import Binds
 from seamhost_sandbox_local.probing import Inspection
 from seamhost_sandbox_local.report import CONFINING_MODES, ModeEnforcement
 from seamhost_sandbox_local.verdicts import bwrap_verdict
@@ -98,18 +110,26 @@ class Bubblewrap:
 
     def command(self, request: ConfineRequest, *, network: bool) -> ConfinedCommand:
         assert self.executable is not None, "command() on a bubblewrap that was not found"
+        binds = self.plan(request, network=network)
         return ConfinedCommand(
-            argv=(self.executable, *self.options(request, network=network), "--", *request.argv),
+            argv=(self.executable, *binds.options, "--", *request.argv),
             env=dict(request.env),
             backend=self.name,
-            enforcement="full",
+            enforcement="partial" if binds.unbound else "full",
             classify=bwrap_verdict,
+            pass_fds=tuple(binds.fds),
         )
 
     @staticmethod
     def options(request: ConfineRequest, *, network: bool) -> list[str]:
         """bubblewrap's options for `request` (see the module docstring)."""
+        return Bubblewrap.plan(request, network=network).options
+
+    @staticmethod
+    def plan(request: ConfineRequest, *, network: bool) -> Binds:
+        """bubblewrap's options for `request`, the descriptors they name, what is unbound."""
         policy = PathPolicy.for_request(request)
+        binds = Binds(policy)
         writable = set(policy.writable_roots_for())
         visible = _existing(
             sorted(
@@ -117,19 +137,20 @@ class Bubblewrap:
                 key=lambda path: (len(path.parts), str(path)),  # parents before children
             )
         )
-        options = [*FIXED_OPTIONS]
+        options = binds.options
+        options += FIXED_OPTIONS
         if network:
             options.append("--share-net")
         options += ["--cap-drop", "ALL", "--ro-bind", "/", "/"]
         for root in visible:
             if root in writable and not root.is_relative_to(PRIVATE_TMP):
-                options += ["--bind", str(root), str(root)]
+                binds.bind(root, writable=True)
         options += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", str(PRIVATE_TMP)]
         for root in visible:
             if root.is_relative_to(PRIVATE_TMP):
-                bind = "--bind" if root in writable else "--ro-bind"
-                options += [bind, str(root), str(root)]
-        return options
+                binds.bind(root, writable=root in writable)
+        binds.protect(sorted(policy.read_only_paths), writable)
+        return binds
 
 
 def _existing(paths: Iterable[Path]) -> list[Path]:

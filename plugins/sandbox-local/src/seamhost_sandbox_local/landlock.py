@@ -14,7 +14,10 @@ The ruleset handles every filesystem right the running kernel's ABI knows and gr
 * read, list and execute beneath ``/``;
 * read, write, truncate and device ioctls on ``/dev/null``, ``/dev/zero`` and ``/dev/full``;
 * every handled right beneath each writable root of the shared path policy
-  (:meth:`seamhost.sandbox.paths.PathPolicy.writable_roots_for`: none in ``read-only``).
+  (:meth:`seamhost.sandbox.paths.PathPolicy.writable_roots_for`: none in ``read-only``). A root
+  the session pinned (design.md §5.7) is named by its pinned descriptor, handed to the launcher
+  and opened there as ``/proc/self/fd/N``: the rule lands on the pinned directory whatever its
+  path leads to by then (the launcher closes the descriptor before the command starts).
 
 Scopes (ABI 6): signals never reach processes outside the sandbox; abstract Unix sockets are
 scoped too when the network is off. A seccomp filter adds what Landlock does not govern: in
@@ -25,7 +28,9 @@ io_uring (it would reach both without those syscalls). Every capability is dropp
 Enforcement is ``partial`` when the mode needs something this kernel cannot refuse, and the
 report names it: ``truncate(2)`` before ABI 3, device ioctls before ABI 5, and, in
 ``workspace-write``, metadata changes outside the writable roots (Landlock does not govern
-them, and a seccomp filter cannot tell inside from outside).
+them, and a seccomp filter cannot tell inside from outside), and when a ``[sandbox]
+read_only_paths`` entry lies under a writable root: Landlock only adds rights beneath a
+directory, it cannot take them away under one (the file tools' path policy still refuses).
 """
 
 from __future__ import annotations
@@ -159,16 +164,24 @@ class Landlock:
         return "partial" if missing_rights(self.abi, mode) else "full"
 
     def command(self, request: ConfineRequest, *, network: bool) -> ConfinedCommand:
+        policy = PathPolicy.for_request(request)
+        roots = policy.writable_roots_for()
+        holes = [p for p in policy.read_only_paths if any(p.is_relative_to(r) for r in roots)]
+        fds = tuple(fd for root in roots if (fd := policy.descriptor(root)) is not None)
         return ConfinedCommand(
-            argv=(*self.launcher(request, network=network), "--", *request.argv),
+            argv=(*self.launcher(request, network=network, policy=policy), "--", *request.argv),
             env=dict(request.env),
             backend=self.name,
-            enforcement=self.enforcement(request.mode),
+            enforcement="partial" if holes else self.enforcement(request.mode),
             classify=launcher_verdict,
+            pass_fds=fds,
         )
 
-    def launcher(self, request: ConfineRequest, *, network: bool) -> list[str]:
+    def launcher(
+        self, request: ConfineRequest, *, network: bool, policy: PathPolicy | None = None
+    ) -> list[str]:
         """The interpreter, the launcher and its options for `request`, up to the ``--``."""
+        policy = PathPolicy.for_request(request) if policy is None else policy
         fs = handled_rights(self.abi)
         argv = [self.interpreter, *INTERPRETER_FLAGS, "-c", BOOTSTRAP, "--fs", str(fs)]
         if self.abi >= SCOPE_ABI:
@@ -179,8 +192,9 @@ class Landlock:
         argv += ["--allow", str(READ_RIGHTS), "/"]
         for device in DEVICES:
             argv += ["--allow", str(DEVICE_RIGHTS & fs), device]
-        for root in PathPolicy.for_request(request).writable_roots_for():
-            argv += ["--allow", str(fs), str(root)]
+        for root in policy.writable_roots_for():
+            fd = policy.descriptor(root)
+            argv += ["--allow", str(fs), str(root) if fd is None else f"/proc/self/fd/{fd}"]
         deny = []
         if request.mode is SandboxMode.READ_ONLY:
             deny.append("metadata")

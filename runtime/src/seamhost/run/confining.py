@@ -1,9 +1,11 @@
 """How the calls of one pipeline are confined and batched (design.md §5 steps 7 and 12).
 
-**Confinement.** One runner per sandbox mode: the seams, the workspace and the writable roots
-are fixed for the pipeline's life. Whether a confining mode has a usable ``sandbox/confine``
-provider is probed once per mode (the provider and its backends are fixed for the bundle's
-life), so a call's own confinement runs once, in its runner, for what its body spawns.
+**Confinement.** One runner per sandbox mode: the seams and the session's pinned roots
+(:class:`~seamhost.sandbox.roots.Pins`: the workspace, the writable roots and the read-only
+paths, resolved once when the pipeline is built) are fixed for the pipeline's life. Whether a
+confining mode has a usable ``sandbox/confine`` provider is probed once per mode (the provider
+and its backends are fixed for the bundle's life), so a call's own confinement runs once, in
+its runner, for what its body spawns.
 
 **Batches.** Consecutive concurrency-safe calls share a batch whose bodies may run in parallel;
 every other call is a batch of its own, a barrier.
@@ -12,7 +14,6 @@ every other call is a batch of its own, a barrier.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from seamhost.errors import describe
@@ -22,18 +23,19 @@ from seamhost.sandbox.runner import Confine, SandboxRunner
 
 if TYPE_CHECKING:
     from seamhost.llm.adapter import ToolCallProposal
+    from seamhost.sandbox.roots import Pins
     from seamhost.tool.declaration import RegisteredTool
 
 
 class Confinement:
     """The runners of one pipeline, one per mode, and whether each mode can be confined."""
 
-    def __init__(
-        self, confine: Confine, workspace: Path, roots: tuple[Path, ...], network: bool
-    ) -> None:
+    def __init__(self, confine: Confine, pins: Pins, network: bool) -> None:
         self._confine = confine
-        self._workspace = workspace
-        self._roots = roots
+        self._pins = pins
+        self._workspace = pins.workspace.path
+        self._roots = tuple(pin.path for pin in pins.writable)
+        self._read_only = tuple(pin.path for pin in pins.read_only)
         self._network = network
         self._runners: dict[SandboxMode, SandboxRunner] = {}
         self._problems: dict[SandboxMode, str | None] = {}
@@ -41,7 +43,15 @@ class Confinement:
     async def problem(self, mode: SandboxMode) -> str | None:
         """Why a subprocess cannot be confined in `mode`, or ``None`` when it can."""
         if mode not in self._problems:
-            probe = ConfineRequest(("true",), mode, self._workspace, self._roots, self._network)
+            probe = ConfineRequest(
+                ("true",),
+                mode,
+                self._workspace,
+                self._roots,
+                self._network,
+                read_only_paths=self._read_only,
+                pins=self._pins,
+            )
             try:
                 await self._confine(probe)
             except Exception as exc:
@@ -57,7 +67,13 @@ class Confinement:
         runner = self._runners.get(mode)
         if runner is None:
             runner = self._runners[mode] = SandboxRunner(
-                self._confine, mode, self._workspace, self._roots, self._network
+                self._confine,
+                mode,
+                self._workspace,
+                self._roots,
+                self._network,
+                read_only_paths=self._read_only,
+                pins=self._pins,
             )
         return runner
 

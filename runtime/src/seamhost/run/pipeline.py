@@ -49,6 +49,7 @@ from seamhost.run.attempts import check_output, retry, run_body, stopped
 from seamhost.run.confining import Confinement, batches
 from seamhost.run.governance import Governance
 from seamhost.run.outcomes import Deferred, Ready, Refused, aborted
+from seamhost.sandbox.roots import Pins
 from seamhost.schema import Validator, compile_schema
 from seamhost.session.events import (
     InboxSpliced,
@@ -84,7 +85,7 @@ class ToolPipeline:
     budget: Budget | None = None  # the session's [limits] budgets (the agent sets it)
     limit_reached: str | None = attrs.field(default=None, init=False)  # why a dispatch was refused
     _used_grants: set[str] = attrs.field(factory=set, init=False)
-    _roots: tuple[Path, ...] = attrs.field(init=False)
+    _pins: Pins = attrs.field(init=False)
     # The decision trail of each call being executed, by the id of its invocation: the body
     # puts it in its result's meta (a wrapper that passes another invocation just misses it).
     _trails: dict[int, tuple[FrozenDict, ...]] = attrs.field(factory=dict, init=False)
@@ -100,13 +101,16 @@ class ToolPipeline:
     def __attrs_post_init__(self) -> None:
         self._terminal = self._body
         seams = self.bundle.seams
-        # The profile, the workspace and the session are fixed for the pipeline's life.
-        self._roots = tuple(
-            root if root.is_absolute() else self.workspace / root
-            for root in self.bundle.profile.sandbox.writable_roots
-        )
+        # The profile, the workspace and the session are fixed for the pipeline's life; the
+        # roots are resolved here, once, and pinned (design.md §5.7).
         policy = self.bundle.profile.sandbox
-        self._sandbox = Confinement(seams.confine, self.workspace, self._roots, policy.network)
+        self._pins = Pins.open(
+            self.workspace,
+            policy.writable_roots,
+            policy.read_only_paths,
+            label=str(self.bundle.profile.path),
+        )
+        self._sandbox = Confinement(seams.confine, self._pins, policy.network)
         self._governance = Governance(
             self.bundle, self.session, self.workspace, self.approvals, self._sandbox
         )
@@ -313,12 +317,14 @@ class ToolPipeline:
             arguments=call.arguments,
             workspace=self.workspace,
             sandbox_mode=call.sandbox_mode,
-            writable_roots=self._roots,
+            writable_roots=tuple(pin.path for pin in self._pins.writable),
             cancelled=execution.cancelled,
             runner=self._sandbox.runner(call.sandbox_mode),
             session_id=call.session_id,
             attempt=execution.attempt,
             idempotency_key=idempotency_key(call.session_id, call.call_id),
+            read_only_paths=tuple(pin.path for pin in self._pins.read_only),
+            pins=self._pins,
         )
         meta: dict[str, Any] = {"sandbox_mode": str(call.sandbox_mode)}
         trail = self._trails.get(id(call))

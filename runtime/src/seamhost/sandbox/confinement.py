@@ -8,10 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import attrs
 
 from seamhost.sandbox.policy import Enforcement, ExitVerdict, SandboxMode
+
+if TYPE_CHECKING:
+    from seamhost.sandbox.roots import Pins
 
 
 @attrs.frozen
@@ -24,6 +28,9 @@ class ConfineRequest:
     writable_roots: tuple[Path, ...] = ()  # writable directories besides the workspace
     network: bool = False  # True when the command may use the network
     env: Mapping[str, str] = attrs.field(factory=dict)  # the environment it runs with
+    read_only_paths: tuple[Path, ...] = ()  # paths nobody writes, though under a writable root
+    pins: Pins | None = attrs.field(default=None, eq=False)
+    """the session's pinned roots: a provider binds these, not the paths above"""
 
 
 @attrs.frozen
@@ -41,3 +48,4 @@ class ConfinedCommand:
     enforcement: Enforcement  # full | partial | none: how much of the mode is enforced
     classify: Callable[[int, bytes], ExitVerdict] = attrs.field(eq=False)
     """classify(returncode, stderr) → ok | denied | runner-failure"""
+    pass_fds: tuple[int, ...] = ()  # descriptors the runner hands to the wrapper (pinned roots)

@@ -10,7 +10,8 @@ What a call may write depends on its effective sandbox mode:
   the other magic links of ``/proc`` included). A final name that is a symlink is followed to the
   end and judged by where it leads, so a link leading out of the workspace is refused. An
   existing regular file with more than one hard link is refused too: another of its names may
-  lie outside, and the link count is all that shows it.
+  lie outside, and the link count is all that shows it. Nothing under a read-only path
+  (``[sandbox] read_only_paths``) is writable, though it lies inside a writable root.
 * ``danger-full-access``: anywhere.
 
 Reads are not restricted here; they go wherever the operating system lets the process read
@@ -27,6 +28,13 @@ the open descriptor, that it is a regular file with a single link. Everything af
 relative to that directory descriptor; no path is resolved again. Whatever the path became
 meanwhile, the file replaced is the one that was judged, or nothing is written.
 
+**Pinned roots.** A policy made from a session's :class:`~seamhost.sandbox.roots.Pins`
+(:meth:`PathPolicy.pinned`, what a tool's context and a confine request carry) takes the
+workspace and the roots from the pins, never resolving their paths again: a root whose path no
+longer leads to what was pinned is left out, and the walk of :meth:`PathPolicy.open_for_replace`
+starts from the pinned descriptor, not from the root's path. A policy made from paths (no pins)
+resolves them when it is made.
+
 Replacing a file, atomically and durably, is :mod:`seamhost.sandbox.replacement`'s.
 """
 
@@ -41,13 +49,22 @@ from typing import TYPE_CHECKING, Protocol
 
 import attrs
 
-from seamhost.errors import SeamhostError
 from seamhost.sandbox.policy import SandboxMode
+from seamhost.sandbox.refusals import (
+    HARD_LINK_REMEDY,
+    READ_ONLY_PATH_REMEDY,
+    READ_ONLY_REMEDY,
+    RETRY_REMEDY,
+    HardLinkedFile,
+    PathDenied,
+    hard_link_reason,
+)
 from seamhost.sandbox.replacement import Replacement
 from seamhost.sandbox.resolution import hard_links, is_link, real_target, resolve
 
 if TYPE_CHECKING:
     from seamhost.sandbox.confinement import ConfineRequest
+    from seamhost.sandbox.roots import Pins
 
 StrPath = str | os.PathLike[str]
 
@@ -71,32 +88,6 @@ _FILE_FLAGS = os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
 _FILESYSTEM_ROOT = Path("/")
 
 
-class PathDenied(SeamhostError, PermissionError):
-    """The effective sandbox mode does not let the call write, or work, at a path."""
-
-    path: str
-    mode: str
-    reason: str
-    remedy: str
-
-    def __str__(self) -> str:
-        return f"{self.path}: refused in sandbox mode {self.mode}: {self.reason}; {self.remedy}"
-
-
-class HardLinkedFile(SeamhostError, OSError):
-    """A file with more than one name, which replacing it through one name would split."""
-
-    path: str
-    links: int
-
-    def __str__(self) -> str:
-        return (
-            f"{self.path}: the file has {self.links} hard links, and replacing it would leave "
-            "the other names with the old content; nothing was written. Remove the other "
-            "links first, or change the file in place with a shell command"
-        )
-
-
 def _real(path: StrPath) -> Path:
     return Path(os.path.realpath(path))
 
@@ -110,28 +101,65 @@ class PathPolicy:
     """What one call may write, given its sandbox mode, workspace and extra writable roots.
 
     The workspace and the roots are stored as real paths (converted on construction), so a
-    workspace reached through a symlink is judged where it really is.
+    workspace reached through a symlink is judged where it really is; with `pins` they are the
+    pinned ones (see the module docstring).
     """
 
     mode: SandboxMode = attrs.field(converter=SandboxMode)  # the call's sandbox mode
     workspace: Path = attrs.field(converter=_real)  # the call's workspace (a real path)
     writable_roots: tuple[Path, ...] = attrs.field(default=(), converter=_paths)
     """writable directories besides the workspace (real paths)"""
+    read_only_paths: tuple[Path, ...] = attrs.field(default=(), converter=_paths)
+    """paths no call may write in a confining mode, though under a writable root (real paths)"""
+    pins: Pins | None = attrs.field(default=None, eq=False, repr=False)
+    """the session's pinned roots, which replace the three paths above"""
+    _held: dict[Path, int] = attrs.field(factory=dict, init=False, eq=False, repr=False)
 
     def __attrs_post_init__(self) -> None:
+        if self.pins is not None:
+            held = self.pins.held()
+            object.__setattr__(self, "_held", held)
+            object.__setattr__(self, "workspace", self.pins.workspace.path)
+            roots = tuple(pin.path for pin in self.pins.writable if pin.path in held)
+            object.__setattr__(self, "writable_roots", tuple(dict.fromkeys(roots)))
+            paths = tuple(pin.path for pin in self.pins.read_only)
+            object.__setattr__(self, "read_only_paths", paths)
+            return
         # Relative roots are relative to the workspace, so they can be real only once it is.
         real = tuple(dict.fromkeys(_real(self.workspace / root) for root in self.writable_roots))
         object.__setattr__(self, "writable_roots", real)
+        fixed = tuple(_real(self.workspace / path) for path in self.read_only_paths)
+        object.__setattr__(self, "read_only_paths", fixed)
+
+    @classmethod
+    def pinned(cls, mode: SandboxMode, pins: Pins) -> PathPolicy:
+        """The policy of `mode` over a session's pinned roots."""
+        return cls(mode, pins.workspace.path, pins=pins)
 
     @classmethod
     def of(cls, ctx: Confined) -> PathPolicy:
         """The policy of a tool call (`ctx` is its :class:`~seamhost.tool.call.ToolContext`)."""
-        return cls(ctx.sandbox_mode, ctx.workspace, ctx.writable_roots)
+        pins: Pins | None = getattr(ctx, "pins", None)
+        if pins is not None:
+            return cls.pinned(ctx.sandbox_mode, pins)
+        read_only: tuple[Path, ...] = getattr(ctx, "read_only_paths", ())
+        return cls(ctx.sandbox_mode, ctx.workspace, ctx.writable_roots, read_only)
 
     @classmethod
     def for_request(cls, request: ConfineRequest) -> PathPolicy:
         """The policy a `sandbox/confine` provider enforces for `request`."""
-        return cls(request.mode, request.workspace, request.writable_roots)
+        if request.pins is not None:
+            return cls.pinned(request.mode, request.pins)
+        return cls(request.mode, request.workspace, request.writable_roots, request.read_only_paths)
+
+    def descriptor(self, path: Path) -> int | None:
+        """The pinned descriptor of `path` (a root or read-only path) while it still holds."""
+        return self._held.get(path)
+
+    @property
+    def workspace_moved(self) -> bool:
+        """True when the pinned workspace's path no longer leads to it."""
+        return self.pins is not None and self.workspace not in self._held
 
     # -- what is writable -----------------------------------------------------------------
 
@@ -147,7 +175,8 @@ class PathPolicy:
             return ()
         if mode is SandboxMode.DANGER_FULL_ACCESS:
             return (_FILESYSTEM_ROOT,)
-        return tuple(dict.fromkeys((self.workspace, *self.writable_roots)))
+        workspace = () if self.workspace_moved else (self.workspace,)
+        return tuple(dict.fromkeys((*workspace, *self.writable_roots)))
 
     def writable(self, path: StrPath) -> bool:
         """Whether :meth:`check_write` accepts `path` (never raises)."""
@@ -170,7 +199,7 @@ class PathPolicy:
         """
         lexical = self.locate(path)
         if self.mode is SandboxMode.READ_ONLY:
-            raise self._denied(lexical, "the sandbox is read-only", _READ_ONLY_REMEDY)
+            raise self._denied(lexical, "the sandbox is read-only", READ_ONLY_REMEDY)
         try:
             target, via_link = real_target(lexical)
         except OSError as exc:
@@ -178,10 +207,13 @@ class PathPolicy:
             if exc.errno != errno.EINVAL or not self.mode.confining:
                 raise
             reason = f"it changed while it was resolved ({exc.strerror})"
-            raise self._denied(lexical, reason, _RETRY_REMEDY) from exc
+            raise self._denied(lexical, reason, RETRY_REMEDY) from exc
         if self.mode is SandboxMode.DANGER_FULL_ACCESS:
             return target
         if self._root_of(target) is None:
+            if self.workspace_moved and target.is_relative_to(self.workspace):
+                reason = "the workspace was moved or replaced since the session opened"
+                raise self._denied(lexical, reason, RETRY_REMEDY)
             if via_link:
                 reason = f"it is a symlink to {target}, outside the writable roots"
             elif target != lexical:
@@ -189,9 +221,13 @@ class PathPolicy:
             else:
                 reason = "it is outside the writable roots"
             raise self._denied(lexical, reason, self._outside_remedy())
+        protected = next((p for p in self.read_only_paths if target.is_relative_to(p)), None)
+        if protected is not None:
+            reason = f"it lies under the read-only path {protected} ([sandbox] read_only_paths)"
+            raise self._denied(lexical, reason, READ_ONLY_PATH_REMEDY)
         links = hard_links(target)
         if links > 1:
-            raise self._denied(lexical, _hard_link_reason(links), _HARD_LINK_REMEDY)
+            raise self._denied(lexical, hard_link_reason(links), HARD_LINK_REMEDY)
         return target
 
     def workspace_dir(self, path: StrPath) -> Path:
@@ -232,7 +268,11 @@ class PathPolicy:
         parts = target.relative_to(root).parts
         if not parts:
             raise IsADirectoryError(errno.EISDIR, "a directory, not a file", str(target))
-        dir_fd = os.open(root, _DIR_FLAGS)
+        pinned = self.descriptor(root)
+        # From the pinned root itself when there is one: its path is not resolved again.
+        dir_fd = (
+            os.open(root, _DIR_FLAGS) if pinned is None else os.open(".", _DIR_FLAGS, dir_fd=pinned)
+        )
         try:
             for index, part in enumerate(parts[:-1]):
                 here = root.joinpath(*parts[: index + 1])
@@ -299,8 +339,8 @@ class PathPolicy:
                 raise OSError(errno.EINVAL, "not a regular file", str(target))
             if info.st_nlink > 1:
                 if self.mode.confining:
-                    reason = _hard_link_reason(info.st_nlink)
-                    raise self._denied(target, reason, _HARD_LINK_REMEDY)
+                    reason = hard_link_reason(info.st_nlink)
+                    raise self._denied(target, reason, HARD_LINK_REMEDY)
                 raise HardLinkedFile(str(target), info.st_nlink)
             os.set_blocking(fd, True)
         except BaseException:
@@ -323,27 +363,13 @@ class PathPolicy:
         reason = "a component of the path is a symlink the check did not see"
         if not self.mode.confining:
             return OSError(errno.ELOOP, reason, str(path))
-        return self._denied(path, reason, _RETRY_REMEDY)
+        return self._denied(path, reason, RETRY_REMEDY)
 
     def _outside_remedy(self) -> str:
         return (
             f"write inside the workspace {self.workspace}, add the directory to "
             "[sandbox] writable_roots, or ask for danger-full-access for this call"
         )
-
-
-_READ_ONLY_REMEDY = (
-    "writes need sandbox mode workspace-write (set [sandbox] mode, or ask for it for this call)"
-)
-_RETRY_REMEDY = "nothing was written; check the path and retry"
-_HARD_LINK_REMEDY = (
-    "another name of the file may lie outside the workspace; write a new file instead, "
-    "or ask for danger-full-access for this call"
-)
-
-
-def _hard_link_reason(links: int) -> str:
-    return f"the file has {links} hard links"
 
 
 __all__ = ["HardLinkedFile", "PathDenied", "PathPolicy"]

@@ -59,3 +59,4 @@ class SandboxPolicy:
     mode: SandboxMode = SandboxMode.READ_ONLY  # read-only | workspace-write | danger-full-access
     writable_roots: tuple[Path, ...] = ()  # writable directories besides the workspace
     network: bool = False  # True when confined commands may use the network
+    read_only_paths: tuple[Path, ...] = ()  # writable for no tool in a confining mode

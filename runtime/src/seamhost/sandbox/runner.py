@@ -25,6 +25,8 @@ from seamhost.sandbox.policy import Enforcement, ExitVerdict, SandboxMode
 if TYPE_CHECKING:
     import asyncio
 
+    from seamhost.sandbox.roots import Pins
+
 
 Confine = Callable[[ConfineRequest], Awaitable[ConfinedCommand]]
 DEFAULT_OUTPUT_LIMIT = 64 * 1024
@@ -60,6 +62,8 @@ class SandboxRunner:
     writable_roots: tuple[Path, ...] = ()
     network: bool = False
     output_limit: int = DEFAULT_OUTPUT_LIMIT
+    read_only_paths: tuple[Path, ...] = ()
+    pins: Pins | None = attrs.field(default=None, eq=False)  # the session's pinned roots
 
     async def run(
         self,
@@ -80,6 +84,8 @@ class SandboxRunner:
                 writable_roots=self.writable_roots,
                 network=self.network,
                 env=base_env,
+                read_only_paths=self.read_only_paths,
+                pins=self.pins,
             )
             try:
                 confined = await self.confine(request)
@@ -87,14 +93,14 @@ class SandboxRunner:
                 raise SandboxUnavailable(str(self.mode), str(exc)) from exc
             except Exception as exc:
                 raise SandboxUnavailable(str(self.mode), describe(exc)) from exc
-            command, run_env = confined.argv, dict(confined.env)
+            command, run_env, fds = confined.argv, dict(confined.env), confined.pass_fds
             backend, enforcement, classify = (
                 confined.backend,
                 confined.enforcement,
                 confined.classify,
             )
         else:
-            command, run_env = tuple(argv), base_env
+            command, run_env, fds = tuple(argv), base_env, ()
             backend, enforcement, classify = "none", "none", _plain_verdict
         return await self._spawn(
             argv=command,
@@ -105,6 +111,7 @@ class SandboxRunner:
             backend=backend,
             enforcement=enforcement,
             classify=classify,
+            pass_fds=fds,
         )
 
     async def _spawn(
@@ -118,6 +125,7 @@ class SandboxRunner:
         backend: str,
         enforcement: Enforcement,
         classify: object,
+        pass_fds: tuple[int, ...] = (),
     ) -> RunResult:
         import asyncio
         import subprocess
@@ -134,6 +142,7 @@ class SandboxRunner:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 start_new_session=True,
+                pass_fds=pass_fds,
             )
         except OSError as exc:
             return RunResult(

@@ -35,6 +35,10 @@ The layout (a workspace, and a directory beside it) is made under ``scratch`` (d
 lies beneath a private ``/tmp`` is out of the command's sight, and an escape would fail for the
 wrong reason.
 
+**Pinned roots and read-only paths** (:mod:`seamhost.testing.sandbox_pins`): a symlink planted
+where a writable root was, after the roots were pinned, must widen nothing; a read-only path
+under a writable root must stay unchanged unless the provider reports ``partial``.
+
 The escapes and the layout are defined in :mod:`seamhost.testing.sandbox_escapes`; every name of
 the kit is importable from here.
 """
@@ -69,6 +73,7 @@ from seamhost.testing.sandbox_escapes import (
     escape_cases,
     shell,
 )
+from seamhost.testing.sandbox_pins import PinnedRootsContract
 
 
 @attrs.frozen
@@ -91,7 +96,7 @@ class SandboxProvider:
         return Seams(pm)
 
 
-class SandboxContract:
+class SandboxContract(PinnedRootsContract):
     """Tests any `sandbox/confine` provider passes. Subclass it and provide ``sandbox_provider``."""
 
     @pytest.fixture

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     import asyncio
 
     from seamhost.errors import ErrorCode
+    from seamhost.sandbox.roots import Pins
     from seamhost.sandbox.runner import RunResult
     from seamhost.session.live import Session
     from seamhost.tool.declaration import RegisteredTool
@@ -65,6 +66,9 @@ class ToolContext:
     session_id: str = ""  # the session the call belongs to
     attempt: int = 1  # which dispatch of the call this is (1 for the first)
     idempotency_key: str = ""  # <session id>:<call id>: the same for every attempt
+    read_only_paths: tuple[Path, ...] = ()  # paths no tool writes in a confining mode
+    pins: Pins | None = attrs.field(default=None, eq=False, repr=False)
+    """the session's pinned roots (design.md §5.7), which the path policy uses"""
 
 
 @attrs.frozen

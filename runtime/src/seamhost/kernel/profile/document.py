@@ -33,6 +33,7 @@ def config_document(profile: Profile) -> dict[str, Any]:
         "sandbox": {
             "mode": str(profile.sandbox.mode),
             "writable_roots": [str(r) for r in profile.sandbox.writable_roots],
+            "read_only_paths": [str(r) for r in profile.sandbox.read_only_paths],
             "network": profile.sandbox.network,
         },
     }

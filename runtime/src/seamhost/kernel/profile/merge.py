@@ -62,6 +62,7 @@ def resolve_secrets(
 def merge_sandbox(chain: Iterable[ProfileFile], provenance: Provenance) -> SandboxPolicy:
     mode, network = SandboxMode.READ_ONLY, False
     roots: tuple[Path, ...] = ()
+    read_only: tuple[Path, ...] = ()
     for pf in chain:
         for key, value in pf.sandbox.items():
             where = f"sandbox.{key}"
@@ -76,15 +77,21 @@ def merge_sandbox(chain: Iterable[ProfileFile], provenance: Provenance) -> Sandb
                 if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                     raise ConfigError(pf.label, where, "expected a list of paths")
                 roots = tuple(Path(v).expanduser() for v in value)
+            elif key == "read_only_paths":
+                if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                    raise ConfigError(pf.label, where, "expected a list of paths")
+                read_only = tuple(Path(v).expanduser() for v in value)
             elif key == "network":
                 if not isinstance(value, bool):
                     raise ConfigError(pf.label, where, "expected true or false")
                 network = value
             else:
                 raise ConfigError(
-                    pf.label, where, "unknown key; expected mode, writable_roots or network"
+                    pf.label,
+                    where,
+                    "unknown key; expected mode, writable_roots, read_only_paths or network",
                 )
-    return SandboxPolicy(mode, roots, network)
+    return SandboxPolicy(mode, roots, network, read_only)
 
 
 def merge_require(

@@ -104,6 +104,7 @@ class Profile:
             "sandbox": {
                 "mode": str(self.sandbox.mode),
                 "writable_roots": [str(r) for r in self.sandbox.writable_roots],
+                "read_only_paths": [str(r) for r in self.sandbox.read_only_paths],
                 "network": self.sandbox.network,
             },
             "limits": self.limits.to_json(),

@@ -82,6 +82,7 @@ def profile_schema(descriptors: Iterable[PluginDescriptor]) -> dict[str, Any]:
                 "properties": {
                     "mode": {"enum": [m.value for m in SandboxMode]},
                     "writable_roots": {"type": "array", "items": {"type": "string"}},
+                    "read_only_paths": {"type": "array", "items": {"type": "string"}},
                     "network": {"type": "boolean"},
                 },
             },

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 Path = tuple[str | int, ...]
 _SEGMENT = re.compile(r"([^.\[\]]+)((?:\[\d+\])*)")
-_SANDBOX_KEYS = ("mode", "writable_roots", "network")
+_SANDBOX_KEYS = ("mode", "writable_roots", "read_only_paths", "network")
 
 
 class UnknownKey(SeamhostError, LookupError):
