@@ -69,7 +69,7 @@ def test_a_scenario_past_the_size_cap(tmp_path: Path) -> None:
     ("content", "named"),
     [
         ("[" * 5000 + "]" * 5000, "not valid JSON"),
-        ("[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1), "[0][0][0][0][0][0]...: nested deeper than 64"),
+        ("[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1), "[0][0][0][0][0][0]...: nested deeper"),
         (b'"\xff"', "not valid JSON"),
         (b" " * (RESULT_BYTES + 1), "larger than 16 MiB"),
     ],
