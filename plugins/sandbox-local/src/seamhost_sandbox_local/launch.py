@@ -432,12 +432,8 @@ def _become(args: list[str]) -> int:
 # -- reaping (the same as seamhost.sandbox.reaper's, which this file cannot import) -----------
 
 
-class _Stop(Exception):
-    """The launcher was told to stop: kill everything below it now."""
-
-
 def _stop(signum: int, frame: object) -> None:
-    raise _Stop(signum)
+    raise SystemExit(signum)  # told to stop: out of the wait, into killing the subtree
 
 
 def descendants(root: int) -> list[int]:
@@ -515,7 +511,7 @@ def main(args: list[str]) -> int:
             finally:
                 os._exit(code)
         status = os.waitpid(child, 0)[1]
-    except _Stop:
+    except SystemExit:
         pass
     finally:
         for number in _STOPPING:

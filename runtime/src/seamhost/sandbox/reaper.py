@@ -32,12 +32,9 @@ _PR_SET_CHILD_SUBREAPER = 36
 _STOPPING = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 
 
-class _Stop(Exception):
-    """The reaper was told to stop: kill everything below it now."""
-
-
 def _stop(signum: int, frame: object) -> None:
-    raise _Stop(signum)
+    # A builtin, not a class of seamhost's error tree: this script cannot import seamhost.
+    raise SystemExit(signum)  # told to stop: out of the wait, into killing the subtree
 
 
 def descendants(root: int) -> list[int]:
@@ -119,7 +116,7 @@ def main(args: list[str]) -> int:
             os.write(2, f"{MARKER} cannot run {command[0]}: {exc.strerror}\n".encode())
             return EXIT_NOT_STARTED
         status = os.waitpid(child, 0)[1]
-    except _Stop:
+    except SystemExit:
         pass
     finally:
         for number in _STOPPING:
