@@ -21,6 +21,7 @@ ROOT = Path(__file__).parent.parent
 PUBLIC = {
     "seamhost",
     "seamhost.errors",
+    "seamhost.input_limits",
     "seamhost.jsonvalue",
     "seamhost.schema",
     "seamhost.lazy",

@@ -59,7 +59,13 @@ RUN_TIME_ONLY_EVERYWHERE = (
 # Building a bundle needs the foundation, the kernel, the sandbox policy and tool declarations;
 # every other sub-package is deferred as a whole (docs/design.md §2).
 BUILD_TIME_PACKAGES = {"seamhost.kernel", "seamhost.sandbox", "seamhost.tool"}
-FOUNDATION = {"seamhost.errors", "seamhost.jsonvalue", "seamhost.schema", "seamhost.lazy"}
+FOUNDATION = {
+    "seamhost.errors",
+    "seamhost.input_limits",  # every profile file is read through it
+    "seamhost.jsonvalue",
+    "seamhost.schema",
+    "seamhost.lazy",
+}
 DEFERRED_MODULES = (
     "seamhost.sandbox.runner",
     "seamhost.sandbox.paths",

@@ -180,6 +180,7 @@ def test_bubblewrap_mounts_in_order(tmp_path: Path, scratch: Path) -> None:
         "--new-session",
         "--die-with-parent",
         "--unshare-all",
+        "--as-pid-1",
     ]
     assert writable[writable.index("--ro-bind") : writable.index("--ro-bind") + 3] == [
         "--ro-bind",

@@ -346,14 +346,19 @@ def test_environment_is_inherited(call_tool: ToolCaller, monkeypatch: pytest.Mon
 
 
 def test_a_descendant_holding_the_pipes_cannot_hang_the_runner(tmp_path: Path) -> None:
-    """The command ends; a process that left its group keeps stdout open: the run still returns."""
+    """The command ends; a process that left its group keeps stdout open: the run still returns.
+
+    The kernel's own reaper (danger-full-access) and sandbox-local's backends end such a
+    process with the command; a third-party backend might not, which this confinement mimics.
+    """
     import asyncio
 
     from seamhost.sandbox.runner import PIPE_GRACE_SECONDS, SandboxRunner
 
-    runner = SandboxRunner(
-        Seams(make_plugin_manager()).confine, SandboxMode.DANGER_FULL_ACCESS, tmp_path
-    )
+    async def not_reaping(request: ConfineRequest) -> ConfinedCommand:
+        return ConfinedCommand(request.argv, request.env, "not-reaping", "partial", _ok)
+
+    runner = SandboxRunner(not_reaping, SandboxMode.WORKSPACE_WRITE, tmp_path)
     start = time.monotonic()
     result = asyncio.run(runner.run(("bash", "-c", "echo hi; setsid sleep 5 &")))
     elapsed = time.monotonic() - start
@@ -362,3 +367,7 @@ def test_a_descendant_holding_the_pipes_cannot_hang_the_runner(tmp_path: Path) -
     assert result.stdout_truncated, "what a stray descendant might still write is reported as cut"
     assert elapsed < 5, f"the run waited {elapsed:.1f}s for a stray descendant"
     assert elapsed >= PIPE_GRACE_SECONDS * 0.9
+
+
+def _ok(returncode: int, stderr: bytes) -> ExitVerdict:
+    return "ok"

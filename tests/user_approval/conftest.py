@@ -23,7 +23,7 @@ import attrs
 import orjson
 import pytest
 from seamhost_user_approval import UserApproval
-from seamhost_user_approval.prompt import QUESTION
+from seamhost_user_approval.prompt import KEYS, QUESTION
 
 from seamhost.jsonvalue import FrozenDict
 from seamhost.kernel.bundle import Bundle, build_bundle
@@ -40,7 +40,8 @@ from seamhost.tool.result import ToolResult
 
 ROOT = Path(__file__).resolve().parents[2]
 ON_TERMINAL = Path(__file__).with_name("on_terminal.py")
-ASKED = QUESTION.encode()
+# The prompt's whole last line: once its final space is out, the answerer reads keys.
+ASKED = f"{QUESTION} {KEYS} ".encode()
 WAIT = 60.0  # seconds a test waits for a prompt or an exit before it fails
 
 

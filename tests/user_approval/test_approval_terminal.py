@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import os
+import subprocess
+import sys
 import termios
 from pathlib import Path
 
@@ -20,6 +22,9 @@ from seamhost.approval.request import ApprovalOutcome
 from seamhost.sandbox.policy import SandboxMode
 from tests.user_approval.approval_requests import request
 from tests.user_approval.conftest import Terminal
+
+STOP_OUTPUT, START_OUTPUT = b"\x13", b"\x11"  # Ctrl-S, Ctrl-Q (with IXON)
+STRESS_ROUNDS = 500
 
 
 def ask(terminal: Terminal, keys: bytes | None, *, timeout: float = 30) -> ApprovalOutcome | None:
@@ -55,6 +60,59 @@ def test_other_keys_are_ignored_with_a_bell(terminal: Terminal) -> None:
 def test_keys_typed_before_the_question_do_not_answer_it(terminal: Terminal) -> None:
     terminal.type(b"y")  # waiting in the terminal's input before anything was asked
     assert ask(terminal, b"n") is ApprovalOutcome.REJECTED
+
+
+def test_a_key_typed_while_the_question_is_written_does_not_answer_it(terminal: Terminal) -> None:
+    """The window that was racy, held open: output stopped (Ctrl-S) while the question is due.
+
+    The answerer has set the terminal up (non-canonical: where it used to flush its input) but
+    cannot write the question; a ``y`` typed now used to answer it once output resumed.
+    """
+    assert ask_in_the_window(terminal, b"y", b"n") is ApprovalOutcome.REJECTED
+    assert terminal.questions() == 1
+
+
+def ask_in_the_window(terminal: Terminal, early: bytes, answer: bytes) -> ApprovalOutcome | None:
+    """Type `early` once the answerer holds the terminal, before its question can be written."""
+    settings = termios.tcgetattr(terminal.slave)
+    settings[0] |= termios.IXON  # Ctrl-S stops the output, Ctrl-Q resumes it
+    termios.tcsetattr(terminal.slave, termios.TCSANOW, settings)
+    asked = terminal.questions() + 1
+    terminal.type(STOP_OUTPUT)
+
+    async def converse() -> ApprovalOutcome | None:
+        asking = asyncio.ensure_future(TerminalAnswerer(terminal.path, 30).answer(request()))
+        while termios.tcgetattr(terminal.slave)[3] & termios.ICANON:
+            await asyncio.sleep(0.001)  # until the answerer has set the terminal up
+        terminal.type(early + START_OUTPUT)
+        assert await asyncio.to_thread(terminal.wait_for_question, asked)
+        terminal.type(answer)
+        return (await asking).outcome
+
+    return asyncio.run(converse())
+
+
+@pytest.mark.slow
+def test_type_ahead_never_answers_under_load(terminal: Terminal) -> None:
+    """Both ways of typing early, :data:`STRESS_ROUNDS` times each, with every CPU kept busy."""
+    burners = [
+        subprocess.Popen([sys.executable, "-c", "while True: pass"])
+        for _ in range(os.cpu_count() or 2)
+    ]
+    granted = []
+    try:
+        for round_ in range(STRESS_ROUNDS):
+            terminal.type(b"y")
+            if ask(terminal, b"n") is not ApprovalOutcome.REJECTED:
+                granted.append(f"typed before, round {round_}")
+            if ask_in_the_window(terminal, b"y", b"n") is not ApprovalOutcome.REJECTED:
+                granted.append(f"typed in the window, round {round_}")
+    finally:
+        for burner in burners:
+            burner.kill()
+            burner.wait()
+    assert granted == []
+    assert terminal.questions() == 2 * STRESS_ROUNDS
 
 
 @pytest.mark.parametrize("keys", [b"y", b"\x03", None], ids=["answered", "ctrl-c", "abandoned"])

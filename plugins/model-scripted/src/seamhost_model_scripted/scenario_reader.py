@@ -6,14 +6,12 @@ built here and re-exports :func:`load_scenario`.
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
 from seamhost import jsonvalue
 from seamhost.errors import ConfigError, ErrorCode, join_key
+from seamhost.input_limits import SCENARIO_BYTES, parse_json, parse_toml, read_capped
 from seamhost_model_scripted import scenario as spec
 from seamhost_model_scripted.scenario import Scenario, ScenarioCall, ScenarioStep, ScenarioTurn
 
@@ -32,15 +30,8 @@ def load_scenario(path: str | Path) -> Scenario:
     suffix = path.suffix.lower()
     if suffix not in (".toml", ".json"):
         raise ConfigError(label, "", "a scenario is a .toml or a .json file")
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise ConfigError(label, "", f"cannot read the scenario: {exc.strerror}") from None
-    try:
-        doc = tomllib.loads(data.decode()) if suffix == ".toml" else orjson.loads(data)
-    except (tomllib.TOMLDecodeError, orjson.JSONDecodeError, UnicodeDecodeError) as exc:
-        kind = "TOML" if suffix == ".toml" else "JSON"
-        raise ConfigError(label, "", f"not valid {kind}: {exc}") from None
+    data = read_capped(path, SCENARIO_BYTES, "scenario")
+    doc = parse_toml(data, label) if suffix == ".toml" else parse_json(data, label)
     return _Reader(label).scenario(doc, default_name=path.stem)
 
 

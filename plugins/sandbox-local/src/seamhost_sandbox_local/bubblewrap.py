@@ -2,7 +2,7 @@
 
 The command line, in bubblewrap's order of operations::
 
-    bwrap --new-session --die-with-parent --unshare-all [--share-net] --cap-drop ALL
+    bwrap --new-session --die-with-parent --unshare-all --as-pid-1 [--share-net] --cap-drop ALL
           --ro-bind / /                    # the whole host, read-only (sub-mounts included)
           --bind ROOT ROOT ...             # workspace-write: each writable root not under /tmp
           --dev /dev --proc /proc          # a minimal /dev; the sandbox's own /proc
@@ -13,7 +13,10 @@ The command line, in bubblewrap's order of operations::
 
 * ``--unshare-all`` gives the command its own mount, PID, IPC, UTS, cgroup and network (and,
   when the kernel allows it, user) namespaces; ``--share-net`` keeps the host's network when it
-  is on. With its own PID namespace, every process the command started dies when it ends.
+  is on. With its own PID namespace, every process the command started dies when it ends;
+  ``--as-pid-1`` makes the command that namespace's first process, so that bubblewrap ends only
+  once the kernel has killed the rest (with bubblewrap's own init as pid 1, bubblewrap would end
+  as soon as the command did, a moment before the rest is killed).
 * ``--cap-drop ALL``: bubblewrap run by root otherwise hands the command every capability, and
   one of them (``CAP_SYS_ADMIN``) would let it remount the host read-write.
 * ``--die-with-parent``: the command dies with bubblewrap, which the runner's timeout kills;
@@ -60,7 +63,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
 PRIVATE_TMP = Path("/tmp")
-FIXED_OPTIONS = ("--new-session", "--die-with-parent", "--unshare-all")
+FIXED_OPTIONS = ("--new-session", "--die-with-parent", "--unshare-all", "--as-pid-1")
 NOTES = (
     "a private /tmp: the host's /tmp is hidden but for the workspace and writable roots in it",
     "network off unless both [sandbox] network and the plugin's `network` allow it",

@@ -7,7 +7,16 @@ The Landlock backend runs every confined command as::
 where the bootstrap imports this module from its directory and calls :func:`main` (see
 :mod:`seamhost_sandbox_local.landlock`); ``python -I -S launch.py ...`` does the same, slower by
 the module's compilation. It sits on the path of every command the backend confines, so it
-imports the standard library only (never seamhost). In order, it:
+imports the standard library only (never seamhost).
+
+First it makes itself a child subreaper (``PR_SET_CHILD_SUBREAPER``) and forks: the child is
+confined and becomes the command; the launcher stays outside the sandbox (a confined process
+cannot signal it, Landlock scoping signals from ABI 6 on) and waits for it. When the command has
+ended, every process left below the launcher (orphans, even those that left with ``setsid``,
+become its children) is killed and reaped, found by walking ``/proc``; then the launcher ends as
+the command did. ``SIGTERM``, ``SIGINT`` and ``SIGHUP`` (the runner's timeout; its death, through
+``PR_SET_PDEATHSIG``) kill the whole subtree the same way. This is the same reaping as
+:mod:`seamhost.sandbox.reaper`'s, which this file cannot import. In order, the child:
 
 1. sets ``PR_SET_NO_NEW_PRIVS`` (nothing it executes can gain privileges) and
    ``PR_SET_PDEATHSIG`` (it is killed when the process that started it dies);
@@ -46,6 +55,7 @@ from __future__ import annotations
 import ctypes
 import errno
 import os
+import signal
 import stat
 import sys
 
@@ -161,10 +171,12 @@ _PR_SET_PDEATHSIG = 1
 _PR_CAPBSET_DROP = 24
 _PR_SET_SECCOMP = 22
 _PR_SET_NO_NEW_PRIVS = 38
+_PR_SET_CHILD_SUBREAPER = 36
 _PR_CAP_AMBIENT = 47
 _PR_CAP_AMBIENT_CLEAR_ALL = 4
 _SECCOMP_MODE_FILTER = 2
-_SIGKILL = 9  # the signal module is not imported for one constant
+_STOPPING = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)  # kill the subtree, then end
+_RESTORED = (signal.SIGPIPE, signal.SIGXFSZ, *_STOPPING)  # what the command gets as default
 _CAPABILITY_VERSION_3 = 0x20080522
 _MAX_CAPABILITY = 63
 
@@ -343,7 +355,7 @@ def confine(fs: int, scope: int, allow: list[tuple[int, str]], deny: list[str]) 
     """Apply the whole confinement to this process (steps 1 to 5 of the module docstring)."""
     kernel = _Kernel()
     kernel.prctl(_PR_SET_NO_NEW_PRIVS, 1, "no_new_privs")
-    kernel.prctl(_PR_SET_PDEATHSIG, _SIGKILL, "parent death signal")
+    kernel.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, "parent death signal")
     ruleset = _build_ruleset(kernel, fs, scope, allow)
     _drop_capabilities(kernel)
     if ruleset is not None:
@@ -398,8 +410,8 @@ def _fail(code: int, message: str) -> int:
     return code
 
 
-def main(args: list[str]) -> int:
-    """Confine, then exec the command; return an exit status only when it never ran."""
+def _become(args: list[str]) -> int:
+    """In the child: confine, then exec the command; an exit status only when it never ran."""
     try:
         fs, scope, allow, deny, ctype, command = parse(args)
         confine(fs, scope, allow, deny)
@@ -415,6 +427,97 @@ def main(args: list[str]) -> int:
     except OSError as exc:
         status = EXIT_NOT_EXECUTABLE if exc.errno == errno.ENOENT else EXIT_SETUP_FAILED
         return _fail(status, f"cannot run {command[0]}: {exc.strerror}")
+
+
+# -- reaping (the same as seamhost.sandbox.reaper's, which this file cannot import) -----------
+
+
+def _stop(signum: int, frame: object) -> None:
+    raise SystemExit(signum)  # told to stop: out of the wait, into killing the subtree
+
+
+def descendants(root: int) -> list[int]:
+    """Every live process below `root`, from each process's parent in ``/proc/PID/stat``."""
+    children: dict[int, list[int]] = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as fh:
+                info = fh.read()
+        except OSError:  # gone meanwhile
+            continue
+        # "PID (COMM) STATE PPID ...": COMM may hold spaces and parentheses.
+        parent = int(info[info.rindex(b")") + 2 :].split()[1])
+        children.setdefault(parent, []).append(int(name))
+    found, todo = [], [root]
+    while todo:
+        for child in children.get(todo.pop(), ()):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def kill_descendants() -> None:
+    """Kill and reap every process below this one, until none is left."""
+    while True:
+        try:
+            if os.waitpid(-1, os.WNOHANG) != (0, 0):
+                continue  # reaped one that had already ended: look again
+        except ChildProcessError:
+            return  # no child at all: nothing can be left below
+        for pid in descendants(os.getpid()):
+            # Not contextlib.suppress: importing contextlib costs every command a millisecond.
+            try:  # noqa: SIM105
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        try:
+            os.waitpid(-1, 0)  # one of them has ended (killed processes cannot fork again)
+        except ChildProcessError:
+            return
+
+
+def _end_like(status: int) -> int:
+    if os.WIFSIGNALED(status):
+        number = os.WTERMSIG(status)
+        if number not in (signal.SIGKILL, signal.SIGSTOP):
+            signal.signal(number, signal.SIG_DFL)
+        os.kill(os.getpid(), number)
+        return 128 + number
+    return os.waitstatus_to_exitcode(status)
+
+
+def main(args: list[str]) -> int:
+    """Fork the confined command, wait for it, reap what it left; end as it ended."""
+    try:
+        kernel = _Kernel()
+        kernel.prctl(_PR_SET_CHILD_SUBREAPER, 1, "becoming a child subreaper")
+        kernel.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, "parent death signal")
+    except SetupError as exc:
+        return _fail(EXIT_SETUP_FAILED, f"cannot confine the command: {exc}")
+    for number in _STOPPING:
+        signal.signal(number, _stop)
+    status = int(signal.SIGTERM)  # the wait status reported when stopped before the command ended
+    try:
+        child = os.fork()
+        if child == 0:
+            code = EXIT_SETUP_FAILED
+            try:
+                for number in _RESTORED:
+                    signal.signal(number, signal.SIG_DFL)
+                os.setpgid(0, 0)  # `kill 0` in the command does not reach the launcher
+                code = _become(args)
+            finally:
+                os._exit(code)
+        status = os.waitpid(child, 0)[1]
+    except SystemExit:
+        pass
+    finally:
+        for number in _STOPPING:
+            signal.signal(number, signal.SIG_IGN)
+        kill_descendants()
+    return _end_like(status)
 
 
 if __name__ == "__main__":

@@ -8,9 +8,13 @@ terminal cannot be opened, or is not a terminal, this answerer does not answer, 
 is asked.
 
 The conversation. The terminal is put in non-canonical mode with echo and signals (``ISIG``)
-off, so Ctrl-C arrives as a key instead of interrupting the program; input typed before the
-question appeared is discarded, so a key pressed for something else cannot answer it. Then the
-request is shown (:mod:`.prompt`) and one key decides:
+off, so Ctrl-C arrives as a key instead of interrupting the program. The request is shown
+(:mod:`.prompt`); once all of it has been written but its last character (a space), everything
+typed until then is discarded (``tcflush(TCIFLUSH)``, which also drops keys the terminal has
+received but not yet handed on, as ``tcsetattr(TCSAFLUSH)`` does not), so a key pressed before
+the question, or while it was being written, cannot answer it. Then the last character is
+written (whoever drives the terminal sees from it that keys count now), a key is read, and one
+key decides:
 
 ==================  =================================
 ``y`` ``Y``         ``allowed-once``
@@ -142,6 +146,18 @@ class _Conversation:
                 return ended
 
 
+def _show(conversation: _Conversation, text: str, fd: int) -> ApprovalOutcome | Ending:
+    """Write the question, discard what was typed until it was written, then read a key."""
+    import termios
+
+    ending = conversation.write(text[:-1])
+    if ending is not None:
+        return ending
+    termios.tcflush(fd, termios.TCIFLUSH)
+    # The last character (a space) marks, for whoever drives the terminal, that keys now count.
+    return conversation.write(text[-1:]) or conversation.read_key()
+
+
 def _ask(conversation: _Conversation, text: str) -> ApprovalOutcome | Ending:
     """Show `text` and read one deciding key, with the terminal's settings restored after."""
     import termios
@@ -153,10 +169,9 @@ def _ask(conversation: _Conversation, text: str) -> ApprovalOutcome | Ending:
     keyed[6] = list(saved[6])
     keyed[6][termios.VMIN] = 1
     keyed[6][termios.VTIME] = 0
-    # TCSAFLUSH drops input typed before the question: only a key pressed after it answers.
-    termios.tcsetattr(fd, termios.TCSAFLUSH, keyed)
+    termios.tcsetattr(fd, termios.TCSANOW, keyed)
     try:
-        ending = conversation.write(text) or conversation.read_key()
+        ending = _show(conversation, text, fd)
     finally:
         termios.tcsetattr(fd, termios.TCSANOW, saved)
     said = SAID[ending] if isinstance(ending, ApprovalOutcome) else ending.value

@@ -128,18 +128,13 @@ def _evidence(
 
 
 def _read_value(path: Path) -> Any:
-    import orjson
-
     from seamhost.errors import ConfigError
+    from seamhost.input_limits import RESULT_BYTES, parse_json, read_capped
     from seamhost.jsonvalue import LossyValue, check_lossless
 
+    value = parse_json(read_capped(path, RESULT_BYTES, "result file"), str(path))
     try:
-        value = orjson.loads(path.read_bytes())
         check_lossless(value, "result")
-    except OSError as exc:
-        raise ConfigError(str(path), "", f"cannot read the result file: {exc.strerror}") from None
-    except orjson.JSONDecodeError as exc:
-        raise ConfigError(str(path), "", f"not valid JSON: {exc}") from None
     except LossyValue as exc:
         raise ConfigError(str(path), "", str(exc)) from None
     return value

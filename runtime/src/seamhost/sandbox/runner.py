@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import sys
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -31,6 +32,8 @@ if TYPE_CHECKING:
 Confine = Callable[[ConfineRequest], Awaitable[ConfinedCommand]]
 DEFAULT_OUTPUT_LIMIT = 64 * 1024
 PIPE_GRACE_SECONDS = 0.5
+STOP_GRACE_SECONDS = 2.0
+REAPER = Path(__file__).with_name("reaper.py")
 
 
 @attrs.frozen
@@ -100,8 +103,9 @@ class SandboxRunner:
                 confined.classify,
             )
         else:
-            command, run_env, fds = tuple(argv), base_env, ()
-            backend, enforcement, classify = "none", "none", _plain_verdict
+            command, fds = (sys.executable, "-I", "-S", str(REAPER), "--", *argv), ()
+            run_env = base_env
+            backend, enforcement, classify = "none", "none", _reaped_verdict
         return await self._spawn(
             argv=command,
             env=run_env,
@@ -167,12 +171,10 @@ class SandboxRunner:
                 await asyncio.wait_for(asyncio.shield(capture.exited), timeout)
             except TimeoutError:
                 timed_out = True
-                _kill_group(transport.get_pid())
-                await capture.exited
+                await _stop(transport.get_pid(), capture.exited)
             except BaseException as exc:
                 # Cancellation: never abandon a started process; kill it and let it settle.
-                _kill_group(transport.get_pid())
-                await capture.exited
+                await _stop(transport.get_pid(), capture.exited)
                 if isinstance(exc, Exception):  # not a cancellation: the child was lost
                     raise ChildLost(argv[0], describe(exc)) from exc
                 raise
@@ -243,10 +245,22 @@ class _Capture:
             self.closed.set_result(None)
 
 
-def _plain_verdict(returncode: int, stderr: bytes) -> ExitVerdict:
+def _reaped_verdict(returncode: int, stderr: bytes) -> ExitVerdict:
+    from seamhost.sandbox.reaper import EXIT_NOT_STARTED, MARKER
+
+    if returncode == EXIT_NOT_STARTED and stderr.startswith(MARKER.encode()):
+        return "runner-failure"
     return "ok"
 
 
-def _kill_group(pid: int) -> None:
+async def _stop(pid: int, exited: asyncio.Future[None]) -> None:
+    """Ask `pid` to stop, give it a moment to take its subtree along, then kill its group."""
+    import asyncio
+
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGTERM)
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(asyncio.shield(exited), STOP_GRACE_SECONDS)
     with contextlib.suppress(ProcessLookupError):
         os.killpg(pid, signal.SIGKILL)
+    await exited

@@ -23,8 +23,11 @@ truncating, changing the permissions or times of files outside; in ``read-only``
 all; and a background process that writes after the command has ended. In both confining modes
 the host must be unchanged afterwards and the run's verdict must be ``denied`` (which the shell
 tool turns into ``SANDBOX_DENIED``); the background writer is judged by the host alone, since
-its attempt comes after the verdict. Each escape is also run under ``danger-full-access``,
-where it must land: a suite whose commands could not change anything would prove nothing.
+its attempt comes after the verdict. Apart from the escapes, no process may outlive the run
+in any mode: background writers (one disowned, one in a session of its own) must be gone when
+the result is returned, and never write. Each escape but the background writer is also run
+under ``danger-full-access``, where it must land: a suite whose commands could not change
+anything would prove nothing.
 
 What the provider cannot refuse it declares in ``gaps`` (``"escape@mode"`` → why): such a test
 checks that the provider reports ``partial`` enforcement for that mode and that the escape
@@ -67,11 +70,15 @@ from seamhost.testing.sandbox_escapes import (
     ESCAPES,
     FULL,
     RO,
+    SURVIVOR_DELAY,
+    SURVIVOR_FILES,
     WW,
     Escape,
     EscapeLayout,
     escape_cases,
+    processes_mentioning,
     shell,
+    survivors,
 )
 from seamhost.testing.sandbox_pins import PinnedRootsContract
 
@@ -157,17 +164,35 @@ class SandboxContract(PinnedRootsContract):
         else:
             assert result.verdict == "denied", (result.returncode, said)
 
-    @pytest.mark.parametrize("escape", ESCAPES, ids=lambda e: e.name)
+    # A background writer lands in no mode: no process outlives its run (the case below).
+    @pytest.mark.parametrize(
+        "escape", [e for e in ESCAPES if not e.background], ids=lambda e: e.name
+    )
     def test_escape_lands_without_confinement(
         self, sandbox_provider: SandboxProvider, layout: EscapeLayout, escape: Escape
     ) -> None:
         before = layout.state(RO)
         result = self.run(sandbox_provider, layout, FULL, escape.argv(layout))
-        if escape.background:
-            layout.wait_for_background()
         assert (result.returncode, result.verdict) == (0, "ok"), result.stderr
         assert result.backend == "none"
         assert layout.state(RO) != before
+
+    @pytest.mark.parametrize("mode", [*CONFINING, FULL], ids=str)
+    def test_no_process_outlives_the_run(
+        self, sandbox_provider: SandboxProvider, layout: EscapeLayout, mode: SandboxMode
+    ) -> None:
+        """Background writers, one disowned and one in a session of its own, end with the run."""
+        started = time.monotonic()
+        result = self.run(sandbox_provider, layout, mode, survivors(layout))
+        took = time.monotonic() - started
+        assert (result.returncode, result.verdict) == (0, "ok"), result.stderr
+        assert result.stdout == b"started\n"
+        assert took < SURVIVOR_DELAY, f"the run waited {took:.1f} s for its background"
+        left = processes_mentioning(str(layout.root).encode())
+        assert not left, f"processes {left} outlived the run"
+        time.sleep(2 * SURVIVOR_DELAY)
+        written = [name for name in SURVIVOR_FILES if (layout.workspace / name).exists()]
+        assert not written, f"written after the run had ended: {written}"
 
     # -- what stays allowed ---------------------------------------------------------------
 

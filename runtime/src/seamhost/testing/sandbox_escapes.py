@@ -171,6 +171,23 @@ ESCAPES = (
 )
 
 
+SURVIVOR_DELAY = 1.0  # seconds the surviving-process case's writers wait before writing
+SURVIVOR_FILES = ("late-1.txt", "late-2.txt")
+
+
+def survivors(layout: EscapeLayout) -> tuple[str, ...]:
+    """A command that leaves two writers behind, in the workspace, each naming the layout."""
+    writer = f'sleep {SURVIVOR_DELAY:g}; printf late > "$1"'
+    return (
+        "bash",
+        "-c",
+        f"(sh -c '{writer}' sh \"$1\") & disown; "
+        f"setsid sh -c '{writer}' sh \"$2\" < /dev/null > /dev/null 2>&1 & echo started",
+        "bash",
+        *(str(layout.workspace / name) for name in SURVIVOR_FILES),
+    )
+
+
 def escape_cases() -> list[Any]:
     """The parameters of the escape suite: each escape in each mode it is refused in."""
     return [
@@ -189,10 +206,13 @@ __all__ = [
     "INTERPRETER",
     "RO",
     "SETTLE_SECONDS",
+    "SURVIVOR_DELAY",
+    "SURVIVOR_FILES",
     "WW",
     "Escape",
     "EscapeLayout",
     "escape_cases",
     "processes_mentioning",
     "shell",
+    "survivors",
 ]

@@ -9,12 +9,12 @@ command resolves a profile, and each attrs class costs start-up to create.
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from seamhost.errors import ConfigError, ProfileCycle, ProfileNotFound
+from seamhost.input_limits import PROFILE_BYTES, parse_toml, read_capped, user_path
 
 PROFILE_PATH_ENV = "SEAMHOST_PROFILE_PATH"
 SHIPPED_DIR = Path(__file__).parents[2] / "profiles"  # the profiles seamhost ships
@@ -51,7 +51,7 @@ def locate(
 ) -> Path:
     """The file a profile reference names: a path (relative to `base`) or a shipped name."""
     if looks_like_path(ref):
-        path = Path(ref).expanduser()
+        path = user_path(ref, referenced_from or ref, "profile.extends" if base else "")
         if base is not None and not path.is_absolute():
             path = base / path
         if path.is_file():
@@ -90,13 +90,7 @@ class ProfileFile(NamedTuple):
 def read_file(path: Path) -> ProfileFile:
     """Parse and shape-check one profile file."""
     label = str(path)
-    try:
-        with open(path, "rb") as fh:
-            doc = tomllib.load(fh)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(label, "", f"not valid TOML: {exc}") from None
-    except OSError as exc:
-        raise ConfigError(label, "", f"cannot read the file: {exc.strerror}") from None
+    doc = parse_toml(read_capped(path, PROFILE_BYTES, "profile"), label)
     for key in doc:
         if key not in SECTIONS:
             raise ConfigError(label, key, f"unknown table; expected one of: {', '.join(SECTIONS)}")

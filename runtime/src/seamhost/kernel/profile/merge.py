@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from seamhost.errors import ConfigError, join_key
+from seamhost.input_limits import SECRET_BYTES, read_capped, user_path
 from seamhost.sandbox.policy import SandboxMode, SandboxPolicy
 
 if TYPE_CHECKING:
@@ -42,21 +43,23 @@ def resolve_secrets(
                 )
             return environ[var]
         if len(value) == 1 and "$file" in value:
-            target = Path(str(value["$file"])).expanduser()
-            if not target.is_absolute():
-                target = Path(label).parent / target
-            try:
-                return target.read_text(encoding="utf-8").rstrip("\n")
-            except OSError as exc:
-                raise ConfigError(
-                    label,
-                    join_key(path),
-                    f"cannot read secret file {str(target)!r}: {exc.strerror}",
-                ) from None
+            return _read_secret(str(value["$file"]), label, join_key(path))
         return {k: resolve_secrets(v, label, [*path, k], environ) for k, v in value.items()}
     if isinstance(value, list):
         return [resolve_secrets(v, label, [*path, i], environ) for i, v in enumerate(value)]
     return value
+
+
+def _read_secret(written: str, label: str, key: str) -> str:
+    target = user_path(written, label, key)
+    if not target.is_absolute():
+        target = Path(label).parent / target
+    data = read_capped(target, SECRET_BYTES, f"secret file {str(target)!r}", label=label, key=key)
+    try:
+        return data.decode("utf-8").rstrip("\n")
+    except UnicodeDecodeError as exc:
+        problem = f"secret file {str(target)!r} is not UTF-8 text (byte {exc.start})"
+        raise ConfigError(label, key, problem) from None
 
 
 def merge_sandbox(chain: Iterable[ProfileFile], provenance: Provenance) -> SandboxPolicy:
@@ -76,11 +79,11 @@ def merge_sandbox(chain: Iterable[ProfileFile], provenance: Provenance) -> Sandb
             elif key == "writable_roots":
                 if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                     raise ConfigError(pf.label, where, "expected a list of paths")
-                roots = tuple(Path(v).expanduser() for v in value)
+                roots = tuple(user_path(v, pf.label, where) for v in value)
             elif key == "read_only_paths":
                 if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                     raise ConfigError(pf.label, where, "expected a list of paths")
-                read_only = tuple(Path(v).expanduser() for v in value)
+                read_only = tuple(user_path(v, pf.label, where) for v in value)
             elif key == "network":
                 if not isinstance(value, bool):
                     raise ConfigError(pf.label, where, "expected true or false")
