@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,15 @@ from tests.conftest import run_cli
 
 ROOT = Path(__file__).parent.parent
 GOLDEN = Path(__file__).parent / "golden"
-PROFILES = sorted(p.stem for p in (ROOT / "profiles").glob("*.toml"))
+# A profile naming a real model instead of the scripted one (anthropic, ...) cannot replay.
+PROFILES = sorted(
+    p.stem
+    for p in (ROOT / "profiles").glob("*.toml")
+    if tomllib.loads(p.read_text(encoding="utf-8"))
+    .get("plugins", {})
+    .get("model-scripted", {})
+    .get("enabled", True)
+)
 SCENARIOS = sorted(p.stem for p in (ROOT / "examples").glob("*.toml"))
 NEEDS_SANDBOX = {"shell"}
 # Measured, not decided: how long something took differs between two honest runs.

@@ -115,7 +115,8 @@ def test_an_invalid_specifier_is_exit_2_naming_file_key_and_clause(site: PluginS
     assert "Traceback" not in result.stderr
 
 
-def test_the_shipped_profiles_resolve_unchanged() -> None:
+def test_the_shipped_profiles_resolve_unchanged(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")  # the anthropic profile's secret
     for name in shipped_profiles():
         resolve_profile(name)
 
