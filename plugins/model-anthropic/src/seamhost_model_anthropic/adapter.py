@@ -40,14 +40,15 @@ class AnthropicAdapter:
             "model": config.model,
         }
         self._clients: dict[asyncio.AbstractEventLoop, anthropic.AsyncAnthropic] = {}
+        self._keepers: dict[asyncio.AbstractEventLoop, AsyncIterator[None]] = {}
 
-    def client(self) -> anthropic.AsyncAnthropic:
+    async def client(self) -> anthropic.AsyncAnthropic:
         """The SDK client of the running event loop (its connections belong to that loop)."""
         loop = asyncio.get_running_loop()
         client = self._clients.get(loop)
         if client is None:
             for stale in [other for other in self._clients if other.is_closed()]:
-                del self._clients[stale]
+                del self._clients[stale], self._keepers[stale]
             client = self._clients[loop] = anthropic.AsyncAnthropic(
                 api_key=self.config.api_key,
                 base_url=self.config.base_url,
@@ -55,6 +56,10 @@ class AnthropicAdapter:
                 timeout=self.config.timeout_s,
                 default_headers=dict(self.config.extra_headers) or None,
             )
+            # asyncio.run() closes the async generators still open before it closes the loop:
+            # this one then closes the client, so its pooled connections do not outlive the loop.
+            self._keepers[loop] = keeper = _closing(client)
+            await anext(keeper)
         return client
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
@@ -63,7 +68,9 @@ class AnthropicAdapter:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.config.timeout_s
         reader = StreamReader()
-        source = await _within(self.client().messages.create(**params, stream=True), deadline)
+        source = await _within(
+            (await self.client()).messages.create(**params, stream=True), deadline
+        )
         try:
             events = source.__aiter__()
             while (event := await _within(_next(events), deadline)) is not None:
@@ -74,6 +81,13 @@ class AnthropicAdapter:
         finally:
             with contextlib.suppress(Exception):  # a broken connection may not close cleanly
                 await source.close()
+
+
+async def _closing(client: anthropic.AsyncAnthropic) -> AsyncIterator[None]:
+    try:
+        yield
+    finally:
+        await client.close()
 
 
 async def _next(events: AsyncIterator[Any]) -> Any:

@@ -37,10 +37,10 @@ def build_params(request: ModelRequest, config: AnthropicConfig) -> dict[str, An
         params["system"] = system
     if request.tools:
         params["tools"] = [map_tool(tool) for tool in request.tools]
-    if config.temperature is not None:
-        params["temperature"] = config.temperature
-    if config.extra_body:
-        params["extra_body"] = dict(config.extra_body)
+    # Sent through the body: recent SDKs no longer take sampling options as arguments.
+    body = {"temperature": config.temperature} if config.temperature is not None else {}
+    if body or config.extra_body:
+        params["extra_body"] = body | dict(config.extra_body)
     return params
 
 
