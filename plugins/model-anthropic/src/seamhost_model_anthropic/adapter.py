@@ -14,14 +14,13 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from importlib.metadata import version
-from typing import Any
 
 import anthropic
 
-from seamhost import ModelEvent, ModelFailed, ModelRequest
+from seamhost import ModelEvent, ModelRequest
 from seamhost_model_anthropic.config import NAME, AnthropicConfig
+from seamhost_model_anthropic.deadline import Deadline
 from seamhost_model_anthropic.events import StreamReader
-from seamhost_model_anthropic.failures import classify
 from seamhost_model_anthropic.request import build_params
 
 
@@ -65,22 +64,27 @@ class AnthropicAdapter:
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         """The events of one attempt; raises `ModelFailed` when it fails (never retries)."""
         params = build_params(request, self.config)
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + self.config.timeout_s
+        deadline = Deadline(self.config.timeout_s)
         reader = StreamReader()
-        source = await _within(
-            (await self.client()).messages.create(**params, stream=True), deadline
-        )
         try:
-            events = source.__aiter__()
-            while (event := await _within(_next(events), deadline)) is not None:
-                if (text := reader.feed(event)) is not None:
-                    yield text
-            for out in reader.finish():
-                yield out
+            client = await self.client()
+            source = await deadline.wait(client.messages.create(**params, stream=True))
+            try:
+                events = source.__aiter__()
+                while True:
+                    try:
+                        event = await deadline.wait(anext(events))
+                    except StopAsyncIteration:
+                        break
+                    if (text := reader.feed(event)) is not None:
+                        yield text
+            finally:
+                with contextlib.suppress(Exception):  # a broken connection may not close cleanly
+                    await source.close()
         finally:
-            with contextlib.suppress(Exception):  # a broken connection may not close cleanly
-                await source.close()
+            deadline.cancel()
+        for out in reader.finish():
+            yield out
 
 
 async def _closing(client: anthropic.AsyncAnthropic) -> AsyncIterator[None]:
@@ -88,23 +92,3 @@ async def _closing(client: anthropic.AsyncAnthropic) -> AsyncIterator[None]:
         yield
     finally:
         await client.close()
-
-
-async def _next(events: AsyncIterator[Any]) -> Any:
-    try:
-        return await anext(events)
-    except StopAsyncIteration:
-        return None
-
-
-async def _within(awaitable: Any, deadline: float) -> Any:
-    """Await `awaitable` before `deadline`, its errors classified as `ModelFailed`."""
-    try:
-        async with asyncio.timeout_at(deadline):
-            return await awaitable
-    except TimeoutError:
-        raise ModelFailed("deadline", "the attempt's deadline passed", retryable=True) from None
-    except ModelFailed:
-        raise
-    except Exception as exc:
-        raise classify(exc) from exc
