@@ -5,10 +5,13 @@ Against the stand-in, THE ONE MOCK THIS PROJECT ALLOWS: a remote model API canno
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+
 import pytest
 
 from seamhost import ModelDone, ModelFailed, TextDelta, ToolCallProposal, Usage
-from tests.model_anthropic.driver import drain, failure, make_adapter
+from tests.model_anthropic.driver import drain, failure, make_adapter, request
 from tests.model_anthropic.standin import Reply, error, serve, stream
 
 
@@ -151,3 +154,38 @@ def test_a_reply_past_the_transcript_is_a_server_error() -> None:
         adapter = make_adapter(api.url)
         assert failure(drain(adapter)) == ("incomplete", True, None)
         assert failure(drain(adapter)) == ("server", True, None)
+
+
+def test_a_deadline_passing_while_the_caller_holds_an_event_fails_the_next_read() -> None:
+    async def slow_consumer(url: str) -> list[object]:
+        out: list[object] = []
+        try:
+            async for event in make_adapter(url, timeout_s=0.3).stream(request()):
+                out.append(event)
+                await asyncio.sleep(0.4)  # the caller, not the stream, is slow
+        except ModelFailed as failed:
+            out.append(failed)
+        return out
+
+    with serve([stream("text")]) as api:
+        out = asyncio.run(slow_consumer(api.url))
+    assert out[0] == TextDelta("Hello")
+    assert failure(out) == ("deadline", True, None)
+    assert len(out) == 2
+
+
+def test_cancelling_the_caller_is_a_cancellation_not_a_deadline() -> None:
+    async def cancel_midway(url: str) -> bool:
+        async def consume() -> None:
+            async for _ in make_adapter(url, timeout_s=5).stream(request()):
+                pass
+
+        task = asyncio.create_task(consume())
+        await asyncio.sleep(0.2)
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        return task.cancelled()
+
+    with serve([stream("slow")]) as api:
+        assert asyncio.run(cancel_midway(api.url))
