@@ -49,7 +49,9 @@ class Chat:
         (root / "scenario.toml").write_text(SCENARIO)
         self.profile = root / "profile.toml"
         self.profile.write_text(
+            # The approval path under test writes to release/, which default keeps read-only.
             '[profile]\nname = "chat-test"\nextends = ["default"]\n'
+            "[sandbox]\nread_only_paths = []\n"
             '[plugins.model-scripted]\nscenario = "scenario.toml"\n'
         )
         self.workspace = root / "workspace"

@@ -58,7 +58,9 @@ class Rig:
         (root / "scenario.toml").write_text(scenario)
         self.profile = root / "profile.toml"
         self.profile.write_text(
+            # The approval path under test writes to release/, which default keeps read-only.
             '[profile]\nname = "exec-test"\nextends = ["default"]\n'
+            "[sandbox]\nread_only_paths = []\n"
             f'[plugins.model-scripted]\nscenario = "scenario.toml"\n{extra}'
         )
         self.workspace = root / "workspace"

@@ -160,5 +160,11 @@ def test_attack_5_a_star_in_an_approval_rule_stays_in_its_directory(tmp_path: Pa
         env={"SEAMHOST_HOME": str(tmp_path / "home")},
     )  # fmt: skip
     assert not (workspace / "release/notes/internal/keys/prod.md").exists(), result.stdout
-    assert (workspace / "release/notes/1.4.md").exists(), result.stdout + result.stderr
+    records = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+    decided = [r["data"] for r in records if r["type"] == "approval/decided"]
+    # The keys file matches no approval rule: `*` stays in its directory. The draft matches
+    # `release/notes/*.md` and is allowed by the rule (the sandbox then keeps release/
+    # read-only in the shipped profiles, which is a separate guarantee).
+    assert [d["outcome"] for d in decided] == ["unavailable", "allowed-once"], decided
+    assert "rules[0] allows it" in decided[1]["message"]
     assert "APPROVAL_UNAVAILABLE" in result.stdout

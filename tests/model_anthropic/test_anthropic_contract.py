@@ -37,7 +37,7 @@ def wire(canned: CannedAnswer) -> Reply:
         status, kind, headers = ERRORS[canned.fail]
         return error(status, kind, f"staged {canned.fail}", **headers)
     usage = {"input_tokens": 9, "output_tokens": 1}
-    message = {"id": "msg_c", "type": "message", "role": "assistant", "content": [],
+    message: dict[str, Any] = {"id": "msg_c", "type": "message", "role": "assistant", "content": [],
                "model": "claude-sonnet-4-5", "stop_reason": None, "usage": usage}  # fmt: skip
     events = [_event("message_start", message=message)]
     half = len(canned.text) // 2
@@ -62,8 +62,8 @@ def wire(canned: CannedAnswer) -> Reply:
         events.append('event: content_block_delta\ndata: {"type": "content_blo\n\n')
     elif canned.fail is None:
         stop = "tool_use" if canned.calls else "end_turn"
-        delta = {"stop_reason": stop, "stop_sequence": None}
-        events.append(_event("message_delta", delta=delta, usage={"output_tokens": 4}))
+        ending: dict[str, Any] = {"stop_reason": stop, "stop_sequence": None}
+        events.append(_event("message_delta", delta=ending, usage={"output_tokens": 4}))
         events.append(_event("message_stop"))
     return Reply(200, "".join(events))
 
