@@ -132,3 +132,19 @@ def test_a_kill_during_an_open_stream_is_closed_by_repair_and_the_next_turn_asks
     assert messages == ["Back."], "no partial message from the killed stream"
     verified = rig.cli("session", "verify", session)
     assert verified.returncode == 0, verified.stdout + verified.stderr
+
+
+def test_exec_stops_at_the_token_budget_given_on_the_command_line(rig: Rig) -> None:
+    rig.standin.reply(write_call("note.txt", "hi\n"), canned_reply(CannedAnswer("never sent")))
+    done = run_cli(
+        "exec", "--profile", str(rig.profile), "--workspace", str(rig.workspace), "--json",
+        "--limit", "max_output_tokens=4", "write a note",
+        env={k: rig.env[k] for k in ("SEAMHOST_HOME", "OPENAI_API_KEY")},
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    final = json.loads(done.stdout.splitlines()[-1])
+    records = rig.records(final["session_id"])
+    [end] = [r["data"] for r in records if r["type"] == "turn/end"]
+    assert end["message"].startswith("BUDGET_EXCEEDED"), end
+    assert len(rig.standin.requests) == 1, "the second request never left"
+    assert (rig.workspace / "note.txt").read_text() == "hi\n"

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import click
 
+from seamhost.cli.limits import limit_option
+
 
 @click.command()
 @click.option(
@@ -37,7 +39,14 @@ import click
     help="The directory the tools work in (default: the current directory; with --resume, "
     "the session's own).",
 )
-def chat(*, profile_ref: str, resume_id: str | None, workspace: Path | None) -> None:
+@limit_option
+def chat(
+    *,
+    profile_ref: str,
+    resume_id: str | None,
+    workspace: Path | None,
+    limits: tuple[str, ...] = (),
+) -> None:
     """Talk with the profile's model in a durable session; /help lists the commands.
 
     Exit 0 when left (/exit, Ctrl-D, a second Ctrl-C at the prompt), 2 for usage and
@@ -48,12 +57,13 @@ def chat(*, profile_ref: str, resume_id: str | None, workspace: Path | None) -> 
     from seamhost.cli.chat_view import ChatView
     from seamhost.cli.conversation import announce, new_session, reopen_session, require_model
     from seamhost.cli.exitcodes import ExitCode
+    from seamhost.cli.limits import with_limits
     from seamhost.cli.output import console
     from seamhost.kernel.bundle import build_bundle
     from seamhost.kernel.profile.resolve import resolve_profile
     from seamhost.run.agent import Agent
 
-    bundle = build_bundle(resolve_profile(profile_ref))
+    bundle = build_bundle(with_limits(resolve_profile(profile_ref), limits))
     started()  # a session allocates garbage: collect it again
     require_model(bundle)
     view = ChatView(console())

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from seamhost.cli.limits import limit_option
+
 if TYPE_CHECKING:
     from seamhost.run.agent import Agent, TurnOutcome
 
@@ -42,7 +44,15 @@ if TYPE_CHECKING:
     help="Print each committed event as one envelope per line on stdout, then one line "
     '{"final": ..., "session_id": ..., "reason": ...}, instead of the answer and a transcript.',
 )
-def exec_(*, prompt: str, profile_ref: str, workspace: Path | None, as_json: bool) -> None:
+@limit_option
+def exec_(
+    *,
+    prompt: str,
+    profile_ref: str,
+    workspace: Path | None,
+    as_json: bool,
+    limits: tuple[str, ...] = (),
+) -> None:
     """Run one turn for PROMPT (`-` reads it from stdin) without asking anyone at the terminal.
 
     The final answer goes to stdout, the transcript to stderr. Exit 0 when the turn completed,
@@ -52,6 +62,7 @@ def exec_(*, prompt: str, profile_ref: str, workspace: Path | None, as_json: boo
     from seamhost.cli import started
     from seamhost.cli.conversation import announce, new_session, require_model
     from seamhost.cli.exec_outcome import print_envelope, report_exec
+    from seamhost.cli.limits import with_limits
     from seamhost.cli.output import console
     from seamhost.cli.timeline import Timeline
     from seamhost.kernel.bundle import build_bundle
@@ -64,7 +75,7 @@ def exec_(*, prompt: str, profile_ref: str, workspace: Path | None, as_json: boo
             "the PROMPT is empty: give the message for the model, or `-` and pipe it in"
         )
     _detach_stdin()
-    bundle = build_bundle(resolve_profile(profile_ref))
+    bundle = build_bundle(with_limits(resolve_profile(profile_ref), limits))
     started()  # a session allocates garbage: collect it again
     require_model(bundle)
     session, root = new_session(bundle, workspace)

@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from seamhost.cli.limits import limit_option, with_limits
 from seamhost.cli.lookup import resolve_session
 
 if TYPE_CHECKING:
     from seamhost.cli.timeline import Timeline
     from seamhost.kernel.bundle import Bundle
-    from seamhost.kernel.profile.resolve import Profile
     from seamhost.llm.replay import Script
     from seamhost.run.agent import Agent, TurnOutcome
     from seamhost.session.live import Session
@@ -91,14 +91,7 @@ def is_temporary_workspace(path: Path) -> bool:
     help="Compare each call's outcome with the scenario's `expect` for this profile; "
     "exit 1 on any mismatch.",
 )
-@click.option(
-    "--limit",
-    "limits",
-    multiple=True,
-    metavar="KEY=VALUE",
-    help="Override one of the profile's [limits] for this run (repeatable): "
-    "--limit max_steps=8 --limit tool_timeout_s=30.",
-)
+@limit_option
 def run(
     *,
     scenario_path: Path | None,
@@ -175,17 +168,6 @@ def run(
         out, session.id, outcomes, mismatches, interrupted=agent.cancelled.is_set(), quiet=as_json
     )
     sys.exit(int(ended))
-
-
-def with_limits(profile: Profile, limits: tuple[str, ...]) -> Profile:
-    """`profile` with its ``[limits]`` overridden by ``--limit KEY=VALUE`` options."""
-    if not limits:
-        return profile
-    import attrs
-
-    from seamhost.kernel.profile.limits import with_overrides
-
-    return attrs.evolve(profile, limits=with_overrides(profile.limits, limits))
 
 
 def _replay_after(bundle: Bundle, path: Path, session: Session) -> Script | None:
