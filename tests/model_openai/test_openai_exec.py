@@ -95,6 +95,14 @@ def test_exec_retries_a_rate_limit_runs_the_tool_and_answers(rig: Rig) -> None:
     # The tool result goes back to the model under the model's own call id.
     last = rig.standin.requests[-1].body["messages"]
     assert any(m.get("role") == "tool" and m.get("tool_call_id") == "call_w1" for m in last)
+    # The session header names the model that answered, never its key.
+    from seamhost.cli.stores import jsonl_store
+
+    store = jsonl_store(rig.root / "home" / "sessions")
+    model = store.read(final["session_id"]).header.bundle["model"]
+    assert model["model"] == "gpt-4o-mini"
+    assert model["base_url"] == rig.standin.base_url
+    assert "sk-test-e2e" not in json.dumps(dict(model))
 
 
 def test_a_kill_during_an_open_stream_is_closed_by_repair_and_the_next_turn_asks_again(

@@ -5,8 +5,10 @@ from __future__ import annotations
 import os
 import secrets
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from seamhost import jsonvalue
+from seamhost.errors import SeamhostError
 from seamhost.session.live import Session, now_ms
 from seamhost.session.repair import RepairPlan, apply_repair
 from seamhost.session.store import SessionHeader
@@ -25,14 +27,34 @@ def create_session(
     bundle: Bundle, *, session_id: str | None = None, cwd: str | None = None
 ) -> Session:
     """A new session on the bundle's store; nothing is written before the first flush."""
+    snapshot = bundle.snapshot.to_json()
+    model = model_identity(bundle)
+    if model is not None:  # design.md §12: who answered is part of what wrote the session
+        snapshot["model"] = model
     header = SessionHeader(
         session_id=session_id or new_session_id(),
         created=now_ms(),
         cwd=cwd if cwd is not None else os.getcwd(),
-        bundle=bundle.snapshot.to_json(),
+        bundle=snapshot,
         durability={"barriers": bundle.barriers, "store": bundle.store.name},
     )
     return bind_session(bundle, bundle.store.create(header))
+
+
+def model_identity(bundle: Bundle) -> dict[str, Any] | None:
+    """The `llm/adapter` provider's identity (plugin, version, base URL, model), if it has one.
+
+    A provider that cannot be made yet (a scripted model without its scenario) has none here;
+    its first model request reports why.
+    """
+    if not bundle.seams.has("llm/adapter"):
+        return None
+    try:
+        adapter = bundle.seams.llm_adapter()
+    except SeamhostError:
+        return None
+    identity = getattr(adapter, "identity", None)
+    return jsonvalue.thaw(jsonvalue.freeze(dict(identity))) if identity else None
 
 
 def bind_session(bundle: Bundle, writer: SessionWriter) -> Session:
@@ -55,4 +77,4 @@ def open_session(bundle: Bundle, session_id: str) -> tuple[Session, RepairPlan |
     return session, plan
 
 
-__all__ = ["bind_session", "create_session", "new_session_id", "open_session"]
+__all__ = ["bind_session", "create_session", "model_identity", "new_session_id", "open_session"]
