@@ -102,6 +102,19 @@ def workspace(tmp_path: Path) -> Path:
     return path
 
 
+def replaying_profiles() -> list[str]:
+    """The shipped profiles that replay scenarios: a real model's profile (openai...) disables
+    model-scripted, and its model cannot be reached from a test."""
+    import tomllib
+
+    found = []
+    for path in sorted((Path(__file__).parent.parent / "profiles").glob("*.toml")):
+        table = tomllib.loads(path.read_text(encoding="utf-8")).get("plugins", {})
+        if table.get("model-scripted", {}).get("enabled", True):
+            found.append(path.stem)
+    return found
+
+
 def run_cli(
     *args: str,
     site: PluginSite | None = None,

@@ -17,26 +17,16 @@ from __future__ import annotations
 import json
 import os
 import re
-import tomllib
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import run_cli
+from tests.conftest import replaying_profiles, run_cli
 
 ROOT = Path(__file__).parent.parent
 GOLDEN = Path(__file__).parent / "golden"
-# The shipped profiles that replay scenarios: a real model's profile (openai...) disables
-# model-scripted, and its model cannot be reached from a test.
-PROFILES = sorted(
-    p.stem
-    for p in (ROOT / "profiles").glob("*.toml")
-    if tomllib.loads(p.read_text(encoding="utf-8"))
-    .get("plugins", {})
-    .get("model-scripted", {})
-    .get("enabled", True)
-)
+PROFILES = replaying_profiles()
 SCENARIOS = sorted(p.stem for p in (ROOT / "examples").glob("*.toml"))
 NEEDS_SANDBOX = {"shell"}
 # Measured, not decided: how long something took differs between two honest runs. A model

@@ -6,25 +6,15 @@ Each scenario declares, per call, the outcome it expects under each profile (``e
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 
 import pytest
 
 from seamhost.cli.exitcodes import ExitCode
-from tests.conftest import run_cli
+from tests.conftest import replaying_profiles, run_cli
 
 ROOT = Path(__file__).parent.parent
-# The shipped profiles that replay scenarios: a real model's profile (openai...) disables
-# model-scripted, and its model cannot be reached from a test.
-PROFILES = sorted(
-    p.stem
-    for p in (ROOT / "profiles").glob("*.toml")
-    if tomllib.loads(p.read_text(encoding="utf-8"))
-    .get("plugins", {})
-    .get("model-scripted", {})
-    .get("enabled", True)
-)
+PROFILES = replaying_profiles()
 SCENARIOS = sorted(p.name for p in (ROOT / "examples").glob("*.toml"))
 
 

@@ -15,7 +15,12 @@ from typing import Any
 import attrs
 import pytest
 
-from seamhost.testing.model_adapter import CannedAnswer, ModelAdapterContract, ModelDriver
+from seamhost.testing.model_adapter import (
+    FAILURE_KINDS,
+    CannedAnswer,
+    ModelAdapterContract,
+    ModelDriver,
+)
 from tests.model_anthropic.driver import make_adapter
 from tests.model_anthropic.standin import Reply, error, serve
 
@@ -74,14 +79,7 @@ class AnthropicDriver:
 
     stack: contextlib.ExitStack
     adapter: Any = None
-    failures: tuple[str, ...] = (
-        "connection",
-        "rate-limited",
-        "server",
-        "malformed",
-        "incomplete",
-        "refused",
-    )
+    failures: tuple[str, ...] = FAILURE_KINDS
     secret: str | None = KEY
 
     def answer(self, canned: CannedAnswer) -> None:

@@ -9,7 +9,12 @@ import attrs
 import pytest
 from seamhost_model_openai.adapter import OpenAIAdapter
 
-from seamhost.testing.model_adapter import CannedAnswer, ModelAdapterContract, ModelDriver
+from seamhost.testing.model_adapter import (
+    FAILURE_KINDS,
+    CannedAnswer,
+    ModelAdapterContract,
+    ModelDriver,
+)
 from tests.model_openai.canned import canned_reply
 from tests.model_openai.conftest import KEY, AdapterMaker
 from tests.model_openai.standin import StandIn
@@ -21,14 +26,7 @@ class OpenAIDriver:
 
     adapter: OpenAIAdapter
     standin: StandIn
-    failures: tuple[str, ...] = (
-        "connection",
-        "rate-limited",
-        "server",
-        "malformed",
-        "incomplete",
-        "refused",
-    )
+    failures: tuple[str, ...] = FAILURE_KINDS
     secret: str | None = KEY
 
     def answer(self, canned: CannedAnswer) -> None:
