@@ -19,7 +19,9 @@ from seamhost.cli.exitcodes import ExitCode
 
 if TYPE_CHECKING:
     from seamhost.kernel.bundle import Bundle
+    from seamhost.run.probing import ProbeReport
     from seamhost.run.reconcile import Evidence
+    from seamhost.session.live import Session
 
 PROFILE = click.option(
     "--profile",
@@ -181,7 +183,6 @@ def _record(
 
 def _probe_due(bundle: Bundle, session_id: str | None, *, as_json: bool) -> None:
     from seamhost.cli.output import console, emit_json
-    from seamhost.run.probing import probe_unknowns
     from seamhost.run.sessions import bind_session
     from seamhost.run.unknowns import stored_unknowns
 
@@ -200,7 +201,7 @@ def _probe_due(bundle: Bundle, session_id: str | None, *, as_json: bool) -> None
         session = bind_session(bundle, store.open(sid))
         try:
             workspace = Path(session.header.cwd)
-            reports += asyncio.run(_probe_and_flush(bundle, session, workspace, probe_unknowns))
+            reports += asyncio.run(_probe_and_flush(bundle, session, workspace))
         finally:
             session.close()
     if as_json:
@@ -214,7 +215,9 @@ def _probe_due(bundle: Bundle, session_id: str | None, *, as_json: bool) -> None
     out.print(f"{len(reports)} unknown outcome(s) looked at", highlight=False)
 
 
-async def _probe_and_flush(bundle: Bundle, session: Any, workspace: Path, probe: Any) -> Any:
-    reports = await probe(bundle, session, workspace)
+async def _probe_and_flush(bundle: Bundle, session: Session, workspace: Path) -> list[ProbeReport]:
+    from seamhost.run.probing import probe_unknowns
+
+    reports = await probe_unknowns(bundle, session, workspace)
     await session.flush()
     return reports

@@ -7,7 +7,6 @@ import secrets
 import time
 from typing import TYPE_CHECKING, Any
 
-from seamhost import jsonvalue
 from seamhost.errors import SeamhostError
 from seamhost.session.live import Session, now_ms
 from seamhost.session.repair import RepairPlan, apply_repair
@@ -54,7 +53,7 @@ def model_identity(bundle: Bundle) -> dict[str, Any] | None:
     except SeamhostError:
         return None
     identity = getattr(adapter, "identity", None)
-    return jsonvalue.thaw(jsonvalue.freeze(dict(identity))) if identity else None
+    return dict(identity) if identity else None  # the header freezes what it holds
 
 
 def bind_session(bundle: Bundle, writer: SessionWriter) -> Session:
