@@ -27,6 +27,7 @@ LAYERS = [
     {"llm"},
     {"kernel"},
     {"run"},
+    {"gateway"},  # mcp serve: the SDK server over the run layer's pipeline; only the cli uses it
     {"testing"},
     {"cli"},
     {"__init__", "__main__"},

@@ -211,6 +211,8 @@ class TerminalAnswerer:
             return fd, path
 
     async def answer(self, request: ApprovalRequest) -> Reply:
+        if not request.terminal:
+            return Reply.none("tty: the terminal is not asked here (it carries a protocol)")
         opened = self.open()
         if isinstance(opened, str):
             return Reply.none(f"tty: no terminal: {opened}")

@@ -40,6 +40,8 @@ class ApprovalRequest:
     """the wider mode the call asks for, or None; an allow grants it to this call"""
     justification: str | None = None
     """the model's reason for the escalation, as it gave it, or None"""
+    terminal: bool = True
+    """whether a terminal answerer may ask; False where the terminal carries a protocol (stdio)"""
     context: Any = attrs.field(default=None, eq=False, repr=False)
     """the provider's own data for `explain`; not part of equality"""
 

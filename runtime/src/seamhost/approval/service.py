@@ -99,6 +99,8 @@ class ApprovalService:
     explain: Callable[[ApprovalRequest, str | None], str | None] | None = attrs.field(
         default=None, eq=False
     )  # explain(request, answerer): the provider's account, added to the message
+    # Every request says so, and a terminal answerer passes it on to the next one unasked.
+    terminal: bool = True  # whether a terminal answerer may ask (False: mcp serve over stdio)
 
     async def request(
         self,
@@ -202,6 +204,7 @@ class ApprovalService:
             sandbox_mode=call.sandbox_mode,
             escalation=escalation,
             justification=justification,
+            terminal=self.terminal,
         )
         import asyncio
 

@@ -55,6 +55,9 @@ class Governance:
     workspace: Path
     approvals: ApprovalService
     sandbox: Confinement
+    # The chain approvals are asked of: the bundle's approval/request implementers unless the
+    # driver brings its own around them (mcp serve puts the client's elicitation first).
+    answerers: Answerers | None = None
     _answerers: Answerers = attrs.field(init=False)
     _validators: dict[str, Validator] = attrs.field(factory=dict, init=False)
     _session_id: str = attrs.field(init=False)  # read on every call: a property chain otherwise
@@ -62,7 +65,7 @@ class Governance:
     def __attrs_post_init__(self) -> None:
         self._session_id = self.session.id
         seams = self.bundle.seams
-        self._answerers = Answerers(
+        self._answerers = self.answerers or Answerers(
             tuple(seams.implementers("approval/request")), seams.approval_request
         )
 

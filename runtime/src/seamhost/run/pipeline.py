@@ -65,6 +65,7 @@ from seamhost.tool.reconcile import idempotency_key
 from seamhost.tool.result import ToolResult
 
 if TYPE_CHECKING:
+    from seamhost.approval.request import Answerers
     from seamhost.kernel.bundle import Bundle
     from seamhost.run.budget import Budget
     from seamhost.session.live import Session
@@ -83,6 +84,7 @@ class ToolPipeline:
     tool_timeout: float | None = None
     tool_retries: int = 0
     budget: Budget | None = None  # the session's [limits] budgets (the agent sets it)
+    answerers: Answerers | None = None  # the approval chain; None: the bundle's answerers
     limit_reached: str | None = attrs.field(default=None, init=False)  # why a dispatch was refused
     _used_grants: set[str] = attrs.field(factory=set, init=False)
     _pins: Pins = attrs.field(init=False)
@@ -112,7 +114,7 @@ class ToolPipeline:
         )
         self._sandbox = Confinement(seams.confine, self._pins, policy.network)
         self._governance = Governance(
-            self.bundle, self.session, self.workspace, self.approvals, self._sandbox
+            self.bundle, self.session, self.workspace, self.approvals, self._sandbox, self.answerers
         )
 
     # -- the step -----------------------------------------------------------------------------

@@ -1,0 +1,162 @@
+"""``seamhost mcp serve``: the bundle's tools, governed, for any MCP client (docs/design.md).
+
+Standard output carries the protocol on stdio, so everything this command says goes to
+standard error. It builds the bundle, opens (or names) the session, and hands both to
+:mod:`seamhost.gateway`; ``--http`` serves streamable HTTP instead of stdio.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+if TYPE_CHECKING:
+    from seamhost.gateway.server import Gateway
+    from seamhost.kernel.bundle import Bundle
+    from seamhost.session.live import Session
+
+
+@click.command("serve")
+@click.option(
+    "--profile",
+    "profile_ref",
+    default="default",
+    show_default=True,
+    help="A shipped profile name or a path to a .toml file.",
+)
+@click.option(
+    "--workspace",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="The directory the tools work in (default: the current directory, or the session's).",
+)
+@click.option(
+    "--session",
+    "session_ref",
+    help="Serve every call into this stored session (a unique prefix will do): repaired first, "
+    "shared by every connection. Default: a new session per connection.",
+)
+@click.option(
+    "--http",
+    "http",
+    metavar="HOST:PORT",
+    help="Serve streamable HTTP on HOST:PORT (path /mcp) instead of stdio; port 0 picks one.",
+)
+@click.option(
+    "--token-env",
+    metavar="NAME",
+    help="Require `Authorization: Bearer <token>` with the token from environment variable "
+    "NAME (HTTP; required for any non-loopback bind).",
+)
+@click.option(
+    "--allow-origin",
+    "origins",
+    multiple=True,
+    metavar="ORIGIN",
+    help="Accept browser requests from ORIGIN too (HTTP; repeatable). Loopback origins are "
+    "always accepted; any other Origin is refused.",
+)
+def serve(
+    *,
+    profile_ref: str,
+    workspace: Path | None,
+    session_ref: str | None,
+    http: str | None,
+    token_env: str | None,
+    origins: tuple[str, ...],
+) -> None:
+    """Serve the profile's tools over MCP; every call is governed and recorded in a session.
+
+    Over stdio (the default) the MCP client starts this command and talks on its standard
+    input and output. Approvals are asked of the client's user (MCP elicitation) when the
+    client supports it, else of the profile's answerers (never the terminal on stdio).
+    """
+    from seamhost.cli import started
+    from seamhost.gateway.http import Door, parse_bind
+    from seamhost.kernel.bundle import build_bundle
+    from seamhost.kernel.profile.resolve import resolve_profile
+
+    door = None
+    if http is not None:
+        host, port = parse_bind(http)
+        token = None
+        if token_env is not None:
+            token = os.environ.get(token_env)
+            if not token:
+                raise click.UsageError(f"--token-env {token_env}: the variable is unset or empty")
+        door = Door(host, port, token, frozenset(origins))
+        door.check()
+    elif token_env is not None or origins:
+        raise click.UsageError("--token-env and --allow-origin apply to --http only")
+    bundle = build_bundle(resolve_profile(profile_ref))
+    started()
+    gateway, instructions = _gateway(bundle, workspace, session_ref, stdio=door is None)
+    asyncio.run(_serve(gateway, instructions, door))
+
+
+def _gateway(
+    bundle: Bundle, workspace: Path | None, session_ref: str | None, *, stdio: bool
+) -> tuple[Gateway, str]:
+    import attrs
+
+    from seamhost.approval.service import ApprovalService
+    from seamhost.gateway.server import Gateway
+
+    approvals = bundle.seams.approval_service() or ApprovalService()
+    if stdio:  # standard input carries the protocol: no terminal answerer may read it
+        approvals = attrs.evolve(approvals, terminal=False)
+    named: Session | None = None
+    if session_ref is not None:
+        from seamhost.cli.lookup import resolve_session
+        from seamhost.run.sessions import open_session
+
+        named, _ = open_session(bundle, resolve_session(bundle.store, session_ref))
+        root = (workspace or Path(named.header.cwd)).resolve()
+    else:
+        root = (workspace or Path.cwd()).resolve()
+        root.mkdir(parents=True, exist_ok=True)
+    if named is not None or stdio:
+        from seamhost.run.sessions import create_session
+
+        session = named if named is not None else create_session(bundle, cwd=str(root))
+        gateway = Gateway(bundle, root, approvals, lambda: session, shared=True)
+        instructions = (
+            f"seamhost governs every call to these tools: the operator's policy decides, "
+            f"approvals are asked when needed, and each call is recorded in session "
+            f"{session.id} (see `seamhost session show {session.id}`)."
+        )
+        return gateway, instructions
+    from seamhost.run.sessions import create_session
+
+    gateway = Gateway(
+        bundle, root, approvals, lambda: create_session(bundle, cwd=str(root)), shared=False
+    )
+    instructions = (
+        "seamhost governs every call to these tools: the operator's policy decides, approvals "
+        "are asked when needed, and each connection's calls are recorded in a session of its "
+        "own, whose id every result carries in _meta (seamhost/session)."
+    )
+    return gateway, instructions
+
+
+async def _serve(gateway: Gateway, instructions: str, door: object) -> None:
+    from seamhost.gateway.http import Door, serve_http
+    from seamhost.gateway.server import serve_stdio
+
+    await gateway.start()
+    task = asyncio.current_task()
+    assert task is not None
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):  # settle the running calls, then close
+        loop.add_signal_handler(signum, task.cancel)
+    try:
+        if isinstance(door, Door):
+            await serve_http(gateway, instructions, door)
+        else:
+            await serve_stdio(gateway, instructions)
+    except asyncio.CancelledError:
+        await gateway.close()

@@ -1,0 +1,182 @@
+"""Streamable HTTP, and the door in front of it (docs/design.md, "The MCP gateway").
+
+``--http HOST:PORT`` serves the SDK's streamable HTTP transport on ``/mcp``, behind a
+:class:`Door` that every request passes before the SDK sees it:
+
+* the bind is loopback (``127.0.0.1``, ``::1``, ``localhost``) unless told otherwise, and any
+  other bind needs a bearer token (``--token-env NAME``): :meth:`Door.check` refuses to start
+  without one;
+* ``Origin``: a request that carries one is refused unless it is a loopback origin or one the
+  operator allowed (``--allow-origin``); a browser page elsewhere cannot drive the tools
+  (DNS rebinding);
+* on a loopback bind, ``Host`` must name a loopback address too (rebinding again);
+* with a token, ``Authorization: Bearer <token>`` must match it (compared in constant time).
+
+A refused request gets 403 (401 for the token) and a JSON-RPC error body; it is logged on
+standard error (one line: method, path, peer, why) and never reaches the SDK, so nothing is
+dispatched and no session is touched.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import json
+import sys
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import TYPE_CHECKING, Any
+
+import attrs
+import click
+
+if TYPE_CHECKING:
+    from seamhost.gateway.server import Gateway
+
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
+PATH = "/mcp"
+
+
+def parse_bind(text: str) -> tuple[str, int]:
+    """``HOST:PORT`` (``[::1]:PORT`` for IPv6) as a host and a port; a usage error otherwise."""
+    host, sep, port = text.rpartition(":")
+    host = host.strip("[]")
+    if not sep or not host or not port.isdigit() or int(port) > 65535:
+        raise click.UsageError(f"--http {text!r}: expected HOST:PORT, such as 127.0.0.1:8765")
+    return host, int(port)
+
+
+def is_loopback(host: str) -> bool:
+    """Whether `host` (a name or address, as bound or as a Host header names it) is loopback."""
+    if host in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _hostname(netloc: str) -> str:
+    """The host part of ``host[:port]`` or ``[v6]:port``."""
+    if netloc.startswith("["):
+        return netloc[1 : netloc.find("]")] if "]" in netloc else netloc
+    return netloc.rsplit(":", 1)[0] if netloc.count(":") == 1 else netloc
+
+
+@attrs.frozen
+class Door:
+    """Who may come in: the bind, the accepted origins and the token."""
+
+    host: str
+    port: int
+    token: str | None
+    origins: frozenset[str] = frozenset()
+
+    def check(self) -> None:
+        """Refuse a non-loopback bind without a token (a usage error: nothing is served)."""
+        if not is_loopback(self.host) and self.token is None:
+            raise click.UsageError(
+                f"--http {self.host}:{self.port} is not a loopback address: give a bearer token "
+                "with --token-env NAME (the clients send `Authorization: Bearer <token>`)"
+            )
+
+    def refusal(self, headers: dict[str, str]) -> tuple[int, str] | None:
+        """``(status, why)`` for a request these headers cannot come in with; ``None``: welcome."""
+        origin = headers.get("origin")
+        if origin is not None and origin not in self.origins:
+            netloc = origin.split("://", 1)[-1]
+            if not origin.startswith(("http://", "https://")) or not is_loopback(_hostname(netloc)):
+                return 403, f"the Origin {origin!r} is not allowed (--allow-origin accepts one)"
+        if is_loopback(self.host):
+            host = headers.get("host", "")
+            if not is_loopback(_hostname(host)):
+                return 403, f"the Host {host!r} is not a loopback name on a loopback bind"
+        if self.token is not None:
+            given = headers.get("authorization", "")
+            expected = f"Bearer {self.token}"
+            if not hmac.compare_digest(given.encode(), expected.encode()):
+                return 401, "a missing or wrong bearer token"
+        return None
+
+    def guard(self, app: ASGIApp) -> ASGIApp:
+        """`app` behind this door."""
+
+        async def guarded(scope: Scope, receive: Receive, send: Send) -> None:
+            if scope["type"] != "http":
+                await app(scope, receive, send)
+                return
+            headers = {
+                k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]
+            }
+            refused = self.refusal(headers)
+            if refused is None:
+                await app(scope, receive, send)
+                return
+            status, why = refused
+            peer = scope.get("client") or ("?", 0)
+            print(
+                f"seamhost mcp serve: refused {scope.get('method')} {scope.get('path')} from "
+                f"{peer[0]}:{peer[1]}: {why}",
+                file=sys.stderr,
+                flush=True,
+            )
+            body = json.dumps(
+                {"jsonrpc": "2.0", "id": None, "error": {"code": -32001, "message": why}}
+            ).encode()
+            extra = [(b"www-authenticate", b"Bearer")] if status == 401 else []
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": status,
+                    "headers": [(b"content-type", b"application/json"), *extra],
+                }
+            )
+            await send({"type": "http.response.body", "body": body})
+
+        return guarded
+
+
+async def serve_http(gateway: Gateway, instructions: str, door: Door) -> None:
+    """Serve streamable HTTP behind `door` until stopped (SIGTERM, SIGINT)."""
+    import uvicorn
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    server = gateway.server(instructions)
+    # The door checks Origin and Host itself (with the operator's allowed origins).
+    app = server.streamable_http_app(
+        streamable_http_path=PATH,
+        host=door.host,
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+    )
+    config = uvicorn.Config(
+        door.guard(app), host=door.host, port=door.port, log_level="warning", lifespan="on"
+    )
+    web = uvicorn.Server(config)
+    import asyncio
+
+    serving = asyncio.ensure_future(web.serve())
+    try:
+        while not web.started and not serving.done():
+            await asyncio.sleep(0.01)
+        if web.started:
+            socket = web.servers[0].sockets[0]
+            host, port = socket.getsockname()[:2]
+            shown = f"[{host}]" if ":" in host else host
+            print(
+                f"seamhost mcp serve: listening on http://{shown}:{port}{PATH}",
+                file=sys.stderr,
+                flush=True,
+            )
+        await serving
+    finally:
+        if not serving.done():
+            web.should_exit = True
+            await asyncio.wait([serving])
+        await gateway.close()
+
+
+__all__ = ["Door", "is_loopback", "parse_bind", "serve_http"]

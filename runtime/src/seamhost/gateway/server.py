@@ -1,0 +1,194 @@
+"""The SDK server: ``tools/list`` and ``tools/call`` over the gateway's conductors, and stdio.
+
+One :class:`Gateway` serves one bundle. Each connection gets its own session (a
+:class:`~seamhost.gateway.conductor.Conductor`) unless the operator named one (``--session``),
+which every connection then shares: sessions are never shared between clients that did not
+name them. On stdio the process serves one connection, whose session id is in the server's
+instructions; over HTTP a connection is an MCP session (``Mcp-Session-Id``), and the id of its
+seamhost session is in every result's ``_meta`` (``seamhost/session``).
+
+Requests the SDK cannot parse (malformed JSON-RPC, unknown methods, invalid params) get its
+protocol errors; a call whose arguments are not an object, or are larger than
+:data:`MAX_ARGUMENTS_BYTES`, gets an ``INVALID_ARGUMENTS`` error result before anything is
+recorded; every other call, to an unknown tool included, goes to the pipeline and its log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+
+from seamhost.errors import ErrorCode
+from seamhost.gateway.conductor import Conductor, Pending
+from seamhost.gateway.elicitation import Asker
+from seamhost.gateway.listing import mcp_tools
+from seamhost.gateway.results import call_result, refusal
+from seamhost.version import __version__
+
+if TYPE_CHECKING:
+    from seamhost.approval.service import ApprovalService
+    from seamhost.kernel.bundle import Bundle
+    from seamhost.session.live import Session
+
+MAX_ARGUMENTS_BYTES = 4 << 20  # 4 MiB of arguments JSON: larger calls are refused unrecorded
+PROGRESS_INTERVAL_S = 1.0  # a running call reports progress this often when asked to
+DEFAULT_ELICITATION_TIMEOUT_S = 300.0  # without [plugins.user-approval] timeout_seconds
+STDIO = "stdio"
+
+
+class Gateway:
+    """The bundle's tools behind an MCP server, one session per connection (or the named one)."""
+
+    def __init__(
+        self,
+        bundle: Bundle,
+        workspace: Path,
+        approvals: ApprovalService,
+        open_session: Callable[[], Session],
+        *,
+        shared: bool,
+    ) -> None:
+        self.bundle = bundle
+        self.workspace = workspace
+        self.approvals = approvals
+        self._open_session = open_session
+        self._shared = shared  # one session (named, or stdio's) for every connection
+        self._conductors: dict[str, Conductor] = {}
+        self.elicitation_timeout = approvals.timeout or DEFAULT_ELICITATION_TIMEOUT_S
+
+    async def start(self) -> None:
+        """A shared session: its conductor now, its parked step continued, its repair flushed."""
+        if self._shared:
+            conductor = self.conductor(STDIO)
+            await conductor.resume_parked()
+            await conductor.flush()
+
+    def conductor(self, key: str) -> Conductor:
+        """The conductor of connection `key`, made (with its session) on first use."""
+        key = STDIO if self._shared else key
+        conductor = self._conductors.get(key)
+        if conductor is None:
+            conductor = self._conductors[key] = Conductor(
+                self.bundle,
+                self._open_session(),
+                self.workspace,
+                self.approvals,
+                elicitation_timeout=self.elicitation_timeout,
+            )
+        return conductor
+
+    async def close(self) -> None:
+        """Settle every connection's running calls, flush and close their sessions."""
+        for conductor in list(self._conductors.values()):
+            try:
+                await conductor.close()
+            finally:
+                conductor.session.close()
+        self._conductors.clear()
+
+    # -- the handlers -------------------------------------------------------------------------
+
+    async def list_tools(
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=mcp_tools(self.bundle))
+
+    async def call_tool(
+        self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        conductor = self.conductor(connection_key(ctx))
+        session_id = conductor.session.id
+        arguments = params.arguments if params.arguments is not None else {}
+        raw = json.dumps(arguments, ensure_ascii=False, allow_nan=False)
+        if len(raw.encode()) > MAX_ARGUMENTS_BYTES:
+            return refusal(
+                str(ErrorCode.INVALID_ARGUMENTS),
+                f"the arguments are {len(raw.encode())} bytes, over the gateway's limit of "
+                f"{MAX_ARGUMENTS_BYTES} bytes; nothing was recorded or run",
+                session_id,
+            )
+        asker = Asker(elicitor(ctx), asyncio.Event())
+        pending = Pending(params.name, raw, asker, client_name(ctx))
+        ticker = None
+        if ctx.meta is not None and ctx.meta.get("progress_token") is not None:
+            ticker = asyncio.ensure_future(report_progress(ctx, params.name))
+        try:
+            result = await conductor.call(pending)
+        finally:
+            if ticker is not None:
+                ticker.cancel()
+        spec = self.bundle.tools[params.name].spec if params.name in self.bundle.tools else None
+        return call_result(result, session_id, spec)
+
+    def server(self, instructions: str) -> Server[Any]:
+        """The SDK's low-level server over these handlers."""
+        return Server(
+            "seamhost",
+            version=__version__,
+            instructions=instructions,
+            on_list_tools=self.list_tools,
+            on_call_tool=self.call_tool,
+        )
+
+
+def connection_key(ctx: ServerRequestContext[Any]) -> str:
+    """Which connection a request came on: its HTTP MCP session, else the stdio one."""
+    request = ctx.request
+    headers = getattr(request, "headers", None)
+    if headers is not None:
+        return str(headers.get("mcp-session-id") or f"request-{id(request)}")
+    return STDIO
+
+
+def client_name(ctx: ServerRequestContext[Any]) -> str:
+    """The client as it introduced itself (``name version``), for the log's user messages."""
+    params = ctx.session.client_params
+    if params is None or params.client_info is None:
+        return "an MCP client"
+    info = params.client_info
+    return f"{info.name} {info.version}".strip()
+
+
+def elicitor(ctx: ServerRequestContext[Any]) -> Any:
+    """How to ask this request's client for an answer; ``None`` when it cannot be asked."""
+    capabilities = ctx.session.client_capabilities
+    if capabilities is None or capabilities.elicitation is None or not ctx.session.can_send_request:
+        return None
+    session, request_id = ctx.session, ctx.request_id
+
+    async def elicit(message: str, schema: dict[str, Any]) -> types.ElicitResult:
+        return await session.elicit_form(message, schema, related_request_id=request_id)
+
+    return elicit
+
+
+async def report_progress(ctx: ServerRequestContext[Any], tool: str) -> None:
+    """Until cancelled: every :data:`PROGRESS_INTERVAL_S`, the seconds the call has run."""
+    started = time.monotonic()
+    while True:
+        await asyncio.sleep(PROGRESS_INTERVAL_S)
+        elapsed = round(time.monotonic() - started, 1)
+        await ctx.session.report_progress(elapsed, None, f"{tool}: running for {elapsed:g}s")
+
+
+async def serve_stdio(gateway: Gateway, instructions: str) -> None:
+    """Serve one connection on standard input and output until the client closes it."""
+    from mcp.server.stdio import stdio_server
+
+    server = gateway.server(instructions)
+    try:
+        async with stdio_server() as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+    finally:
+        await gateway.close()
+
+
+__all__ = ["Gateway", "serve_stdio"]
