@@ -1,0 +1,188 @@
+"""A real ``seamhost mcp serve`` child process, a real MCP client, and the session it wrote.
+
+:class:`Rig` makes a profile over the default one (its policy asks about ``ask/**`` writes,
+denies ``secret/**`` writes, and its rules answerer allows ``ask/rule/*``), a workspace and a
+home for the store. :meth:`Rig.connect` starts the server through the SDK's own stdio client.
+The log is read back with ``seamhost session show --json`` and held to the shape rules.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import sys
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import mcp_types as types
+from mcp.client.session import ClientSession, ElicitationFnT
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from seamhost.session.record import Record
+from seamhost.session.shape import shape_problems
+from tests.conftest import run_cli
+
+PROFILE = """
+[profile]
+name = "mcp-serve-test"
+extends = ["default"]
+
+[sandbox]
+read_only_paths = []
+
+[plugins.tool-policy]
+default = "allow"
+
+[[plugins.tool-policy.rules]]
+tool = "write_file"
+path = "secret/**"
+decision = "deny"
+reason = "secrets stay where they are"
+
+[[plugins.tool-policy.rules]]
+tool = "write_file"
+path = "ask/**"
+decision = "ask"
+reason = "a person decides about ask/"
+
+[plugins.user-approval]
+answerers = ["rules", "tty"]
+{approval}
+
+[[plugins.user-approval.rules]]
+tool = "write_file"
+args = {{ path = "ask/rule/*" }}
+decision = "allow"
+reason = "ask/rule/ is pre-approved"
+"""
+
+
+class Rig:
+    """A profile, a workspace and a store home for one test's servers."""
+
+    def __init__(self, root: Path, *, approval: str = "") -> None:
+        self.root = root
+        self.profile = root / "profile.toml"
+        self.profile.write_text(PROFILE.format(approval=approval))
+        self.workspace = root / "workspace"
+        self.workspace.mkdir()
+        self.home = root / "home"
+        self.stderr = root / "server.stderr"
+        self.env = {"SEAMHOST_HOME": str(self.home)}
+
+    def serve_args(self, *more: str) -> list[str]:
+        return [
+            "-m",
+            "seamhost",
+            "mcp",
+            "serve",
+            "--profile",
+            str(self.profile),
+            "--workspace",
+            str(self.workspace),
+            *more,
+        ]
+
+    def environment(self) -> dict[str, str]:
+        environ = {k: v for k, v in os.environ.items() if not k.startswith("SEAMHOST_")}
+        return {**environ, **self.env}
+
+    @contextlib.asynccontextmanager
+    async def connect(
+        self, *more: str, elicitation: ElicitationFnT | None = None
+    ) -> AsyncIterator[tuple[ClientSession, types.InitializeResult]]:
+        """A client session with a fresh ``seamhost mcp serve`` over stdio."""
+        params = StdioServerParameters(
+            command=sys.executable, args=self.serve_args(*more), env=self.environment()
+        )
+        with self.stderr.open("a") as errlog:
+            async with (
+                stdio_client(params, errlog=errlog) as (read, write),
+                ClientSession(read, write, elicitation_callback=elicitation) as client,
+            ):
+                yield client, await client.initialize()
+
+    def cli(self, *args: str) -> Any:
+        return run_cli(*args, "--profile", str(self.profile), env=self.env)
+
+    def records(self, session_id: str) -> list[dict[str, Any]]:
+        shown = self.cli("session", "show", session_id, "--json")
+        assert shown.returncode == 0, shown.stderr
+        return [json.loads(line) for line in shown.stdout.splitlines()]
+
+    def session_ids(self) -> list[str]:
+        stored = self.home / "sessions"
+        return sorted(p.name for p in stored.iterdir() if p.is_dir()) if stored.exists() else []
+
+    def server_pids(self) -> list[int]:
+        """The pids of this rig's ``mcp serve`` processes (found by its profile's path)."""
+        found = []
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                argv = (entry / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if b"serve" in argv and str(self.profile).encode() in argv:
+                found.append(int(entry.name))
+        return found
+
+    def kill_servers(self) -> None:
+        for pid in self.server_pids():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        deadline = time.monotonic() + 10
+        while self.server_pids() and time.monotonic() < deadline:
+            time.sleep(0.05)
+
+
+def well_formed(records: list[dict[str, Any]], *, closed: bool = True) -> None:
+    """The log keeps its shape: contiguous seq, every call with a result, nothing left open."""
+    parsed = [Record(r["seq"], r["type"], r["time"], plain=r["data"]) for r in records]
+    assert shape_problems(parsed, closed=closed) == []
+
+
+def outcomes(records: list[dict[str, Any]]) -> dict[str, str]:
+    """Each call's outcome in the log: "ok" or its error code, by call id."""
+    return {
+        r["data"]["call_id"]: (r["data"].get("error") or {}).get("code", "ok")
+        for r in records
+        if r["type"] == "tool/result"
+    }
+
+
+def of_type(records: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
+    return [r["data"] for r in records if r["type"] == kind]
+
+
+def session_of(result: types.CallToolResult) -> str:
+    assert result.meta is not None
+    return str(result.meta["seamhost/session"])
+
+
+def text(result: types.CallToolResult) -> str:
+    item = result.content[0]
+    assert isinstance(item, types.TextContent)
+    return item.text
+
+
+def assert_refused(result: types.CallToolResult, code: str) -> None:
+    """`result` is an error result whose text starts with `code`."""
+    assert result.is_error, text(result)
+    assert text(result).startswith(code), text(result)
+
+
+def answering(action: str, content: dict[str, Any] | None = None) -> ElicitationFnT:
+    """An elicitation callback that answers every question with `action` (and `content`)."""
+
+    async def answer(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        answer.questions.append(params.message)  # type: ignore[attr-defined]
+        return types.ElicitResult(action=action, content=content)  # type: ignore[arg-type]
+
+    answer.questions = []  # type: ignore[attr-defined]
+    return answer
