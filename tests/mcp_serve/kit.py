@@ -24,7 +24,41 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from seamhost.session.record import Record
 from seamhost.session.shape import shape_problems
+from seamhost.testing.sites import PluginSite
 from tests.conftest import run_cli
+
+# A test plugin: `nap` sleeps (read-only, concurrency-safe), `hold` sleeps as an exclusive call
+# with a write effect; both wake early when the call is cancelled and say when they ran.
+NAP_PLUGIN = """
+import asyncio, time
+from seamhost import PluginDescriptor, ToolOutput, ToolSpec, hookimpl
+
+SCHEMA = {"type": "object", "properties": {"seconds": {"type": "number", "minimum": 0}},
+          "required": ["seconds"], "additionalProperties": False}
+OUT = {"type": "object", "properties": {"started": {"type": "number"}, "ended": {"type": "number"},
+       "woke": {"type": "string"}}, "required": ["started", "ended", "woke"]}
+
+async def nap(ctx):
+    started = time.time()
+    try:
+        await asyncio.wait_for(ctx.cancelled.wait(), ctx.arguments["seconds"])
+        woke = "cancelled"
+    except TimeoutError:
+        woke = "slept"
+    return ToolOutput(woke, {"started": started, "ended": time.time(), "woke": woke})
+
+class Plugin:
+    def __init__(self, ctx):
+        pass
+
+    @hookimpl
+    def tools_register(self, register):
+        register(ToolSpec("nap", "Sleep.", SCHEMA, OUT, "read-only", True, nap))
+        register(ToolSpec("hold", "Sleep, exclusively.", SCHEMA, OUT, "write", False, nap))
+
+descriptor = PluginDescriptor(name="nap", factory=Plugin, provides=["tools/register"],
+    config_schema={"type": "object", "properties": {}, "additionalProperties": False})
+"""
 
 PROFILE = """
 [profile]
@@ -64,15 +98,21 @@ reason = "ask/rule/ is pre-approved"
 class Rig:
     """A profile, a workspace and a store home for one test's servers."""
 
-    def __init__(self, root: Path, *, approval: str = "") -> None:
+    def __init__(self, root: Path, *, approval: str = "", site: PluginSite | None = None) -> None:
         self.root = root
         self.profile = root / "profile.toml"
-        self.profile.write_text(PROFILE.format(approval=approval))
+        extra = ""
+        if site is not None:
+            site.add("nap", NAP_PLUGIN)
+            extra = "\n[plugins.nap]\n"
+        self.profile.write_text(PROFILE.format(approval=approval) + extra)
         self.workspace = root / "workspace"
         self.workspace.mkdir()
         self.home = root / "home"
         self.stderr = root / "server.stderr"
         self.env = {"SEAMHOST_HOME": str(self.home)}
+        if site is not None:
+            self.env["PYTHONPATH"] = str(site.root)
 
     def serve_args(self, *more: str) -> list[str]:
         return [

@@ -1,0 +1,210 @@
+"""``seamhost mcp serve`` under concurrency, cancellation, progress and SIGKILL.
+
+The ``nap`` test plugin (:mod:`tests.mcp_serve.kit`) gives calls that take as long as asked:
+``nap`` is concurrency-safe, ``hold`` is exclusive. Every test reads the log back and holds it
+to the shape rules.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import anyio
+import mcp_types as types
+
+from seamhost.testing.sites import PluginSite
+from tests.mcp_serve.kit import Rig, of_type, outcomes, session_of, well_formed
+
+
+def test_concurrent_calls_overlap_when_safe_and_the_log_keeps_arrival_order(
+    tmp_path: Path, plugin_site: PluginSite
+) -> None:
+    rig = Rig(tmp_path, site=plugin_site)
+
+    async def main() -> list[types.CallToolResult]:
+        async with rig.connect() as (client, _):
+            await client.list_tools()
+            results: list[types.CallToolResult | None] = [None] * 4
+            async with anyio.create_task_group() as group:
+                for index in range(4):
+
+                    async def one(index: int = index) -> None:
+                        results[index] = await client.call_tool("nap", {"seconds": 0.6})
+
+                    group.start_soon(one)
+            return [r for r in results if r is not None]
+
+    results = anyio.run(main)
+    assert len(results) == 4
+    assert not any(r.is_error for r in results)
+    session_id = session_of(results[0])
+    records = rig.records(session_id)
+    well_formed(records)
+    spans = sorted(
+        (r["value"]["started"], r["value"]["ended"]) for r in of_type(records, "tool/result")
+    )
+    # Concurrency-safe bodies overlapped: some body started before another one ended.
+    assert any(later[0] < earlier[1] for earlier, later in zip(spans, spans[1:], strict=False))
+    # Results are committed in the order the calls were taken, step by step.
+    calls = [c["call_id"] for c in of_type(records, "tool/call")]
+    assert [r["call_id"] for r in of_type(records, "tool/result")] == calls
+    assert set(outcomes(records).values()) == {"ok"}
+
+
+def test_exclusive_calls_are_barriers(tmp_path: Path, plugin_site: PluginSite) -> None:
+    rig = Rig(tmp_path, site=plugin_site)
+
+    async def main() -> list[types.CallToolResult]:
+        async with rig.connect() as (client, _):
+            results: list[types.CallToolResult] = []
+            async with anyio.create_task_group() as group:
+                for _ in range(3):
+
+                    async def one() -> None:
+                        results.append(await client.call_tool("hold", {"seconds": 0.3}))
+
+                    group.start_soon(one)
+            return results
+
+    results = anyio.run(main)
+    records = rig.records(session_of(results[0]))
+    well_formed(records)
+    spans = sorted(
+        (r["value"]["started"], r["value"]["ended"]) for r in of_type(records, "tool/result")
+    )
+    assert len(spans) == 3
+    assert all(later[0] >= earlier[1] for earlier, later in zip(spans, spans[1:], strict=False))
+
+
+def test_progress_is_reported_while_a_long_body_runs(
+    tmp_path: Path, plugin_site: PluginSite
+) -> None:
+    rig = Rig(tmp_path, site=plugin_site)
+    seen: list[tuple[float, str | None]] = []
+
+    async def progress(done: float, total: float | None, message: str | None) -> None:
+        seen.append((done, message))
+
+    async def main() -> types.CallToolResult:
+        async with rig.connect() as (client, _):
+            return await client.call_tool("nap", {"seconds": 2.5}, progress_callback=progress)
+
+    result = anyio.run(main)
+    assert not result.is_error
+    assert len(seen) >= 2
+    assert [done for done, _ in seen] == sorted(done for done, _ in seen)
+    assert all(message is not None and message.startswith("nap: running") for _, message in seen)
+
+
+def test_cancelling_a_running_call_awaits_its_body_and_records_the_outcome(
+    tmp_path: Path, plugin_site: PluginSite
+) -> None:
+    rig = Rig(tmp_path, site=plugin_site)
+
+    async def main() -> tuple[float, types.CallToolResult]:
+        async with rig.connect() as (client, _):
+            started = time.monotonic()
+            with anyio.move_on_after(1.0):  # the client cancels: notifications/cancelled
+                await client.call_tool("hold", {"seconds": 30})
+            cancelled_after = time.monotonic() - started
+            # The connection goes on serving: the next call is answered.
+            after = await client.call_tool("nap", {"seconds": 0})
+            return cancelled_after, after
+
+    cancelled_after, after = anyio.run(main)
+    assert cancelled_after < 5
+    assert not after.is_error
+    records = rig.records(session_of(after))
+    well_formed(records)
+    first = of_type(records, "tool/result")[0]
+    # The cancellation reached the started body, which was awaited: it woke early and settled,
+    # and what it returned is its recorded result.
+    assert first["value"]["woke"] == "cancelled", first
+    assert first["value"]["ended"] - first["value"]["started"] < 5
+    assert len(of_type(records, "tool/dispatch")) == 2
+
+
+def test_sigkill_mid_call_then_repair_marks_the_dispatched_call_unknown(
+    tmp_path: Path, plugin_site: PluginSite
+) -> None:
+    rig = Rig(tmp_path, site=plugin_site)
+    killed: list[str] = []
+
+    async def main() -> None:
+        async with rig.connect() as (client, init):
+            assert init.instructions is not None
+            session_id = init.instructions.split("session ")[1].split()[0]
+            killed.append(session_id)
+            async with anyio.create_task_group() as group:
+
+                async def call() -> None:
+                    try:
+                        await client.call_tool("hold", {"seconds": 60})
+                    except Exception:  # the server died under the call
+                        pass
+
+                group.start_soon(call)
+                deadline = time.monotonic() + 20
+                while time.monotonic() < deadline:
+                    await anyio.sleep(0.2)
+                    if rig.session_ids() and of_type(rig.records(session_id), "tool/dispatch"):
+                        break
+                rig.kill_servers()
+                group.cancel_scope.cancel()
+
+    anyio.run(main)
+    (session_id,) = killed
+    crashed = rig.records(session_id)
+    assert of_type(crashed, "tool/dispatch")
+    assert of_type(crashed, "tool/result") == []  # the kill came before any result
+    repaired = rig.cli("session", "repair", session_id)
+    assert repaired.returncode == 0, repaired.stderr
+    records = rig.records(session_id)
+    well_formed(records)
+    assert list(outcomes(records).values()) == ["TOOL_OUTCOME_UNKNOWN"]
+    assert of_type(records, "turn/end")[-1]["reason"] == "interrupted"
+
+
+def test_serving_a_crashed_session_again_repairs_it_first(
+    tmp_path: Path, plugin_site: PluginSite
+) -> None:
+    rig = Rig(tmp_path, site=plugin_site)
+    ids: list[str] = []
+
+    async def crash() -> None:
+        async with rig.connect() as (client, init):
+            assert init.instructions is not None
+            ids.append(init.instructions.split("session ")[1].split()[0])
+            async with anyio.create_task_group() as group:
+
+                async def call() -> None:
+                    try:
+                        await client.call_tool("hold", {"seconds": 60})
+                    except Exception:
+                        pass
+
+                group.start_soon(call)
+                deadline = time.monotonic() + 20
+                while time.monotonic() < deadline:
+                    await anyio.sleep(0.2)
+                    if rig.session_ids() and of_type(rig.records(ids[0]), "tool/dispatch"):
+                        break
+                rig.kill_servers()
+                group.cancel_scope.cancel()
+
+    anyio.run(crash)
+    (session_id,) = ids
+
+    async def resume() -> types.CallToolResult:
+        async with rig.connect("--session", session_id[:12]) as (client, init):
+            assert init.instructions is not None
+            assert session_id in init.instructions
+            return await client.call_tool("nap", {"seconds": 0})
+
+    again = anyio.run(resume)
+    assert session_of(again) == session_id
+    records = rig.records(session_id)
+    well_formed(records)
+    assert list(outcomes(records).values()) == ["TOOL_OUTCOME_UNKNOWN", "ok"]
+    assert len(of_type(records, "session/repaired")) == 1
