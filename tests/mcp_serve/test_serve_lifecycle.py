@@ -7,11 +7,14 @@ to the shape rules.
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import time
 from pathlib import Path
 
 import anyio
 import mcp_types as types
+from mcp.client.session import ClientSession
 
 from seamhost.testing.sites import PluginSite
 from tests.mcp_serve.kit import Rig, of_type, outcomes, session_of, well_formed
@@ -45,7 +48,7 @@ def test_concurrent_calls_overlap_when_safe_and_the_log_keeps_arrival_order(
         (r["value"]["started"], r["value"]["ended"]) for r in of_type(records, "tool/result")
     )
     # Concurrency-safe bodies overlapped: some body started before another one ended.
-    assert any(later[0] < earlier[1] for earlier, later in zip(spans, spans[1:], strict=False))
+    assert any(later[0] < earlier[1] for earlier, later in itertools.pairwise(spans))
     # Results are committed in the order the calls were taken, step by step.
     calls = [c["call_id"] for c in of_type(records, "tool/call")]
     assert [r["call_id"] for r in of_type(records, "tool/result")] == calls
@@ -74,7 +77,7 @@ def test_exclusive_calls_are_barriers(tmp_path: Path, plugin_site: PluginSite) -
         (r["value"]["started"], r["value"]["ended"]) for r in of_type(records, "tool/result")
     )
     assert len(spans) == 3
-    assert all(later[0] >= earlier[1] for earlier, later in zip(spans, spans[1:], strict=False))
+    assert all(later[0] >= earlier[1] for earlier, later in itertools.pairwise(spans))
 
 
 def test_progress_is_reported_while_a_long_body_runs(
@@ -83,8 +86,8 @@ def test_progress_is_reported_while_a_long_body_runs(
     rig = Rig(tmp_path, site=plugin_site)
     seen: list[tuple[float, str | None]] = []
 
-    async def progress(done: float, total: float | None, message: str | None) -> None:
-        seen.append((done, message))
+    async def progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append((progress, message))
 
     async def main() -> types.CallToolResult:
         async with rig.connect() as (client, _):
@@ -125,36 +128,37 @@ def test_cancelling_a_running_call_awaits_its_body_and_records_the_outcome(
     assert len(of_type(records, "tool/dispatch")) == 2
 
 
-def test_sigkill_mid_call_then_repair_marks_the_dispatched_call_unknown(
-    tmp_path: Path, plugin_site: PluginSite
-) -> None:
-    rig = Rig(tmp_path, site=plugin_site)
-    killed: list[str] = []
+def crash_mid_call(rig: Rig) -> str:
+    """Start an exclusive 60 s call, SIGKILL the server once its dispatch is durable."""
+    ids: list[str] = []
+
+    async def call(client: ClientSession) -> None:
+        with contextlib.suppress(Exception):  # the server dies under the call
+            await client.call_tool("hold", {"seconds": 60})
 
     async def main() -> None:
         async with rig.connect() as (client, init):
             assert init.instructions is not None
-            session_id = init.instructions.split("session ")[1].split()[0]
-            killed.append(session_id)
+            ids.append(init.instructions.split("session ")[1].split()[0])
             async with anyio.create_task_group() as group:
-
-                async def call() -> None:
-                    try:
-                        await client.call_tool("hold", {"seconds": 60})
-                    except Exception:  # the server died under the call
-                        pass
-
-                group.start_soon(call)
+                group.start_soon(call, client)
                 deadline = time.monotonic() + 20
                 while time.monotonic() < deadline:
                     await anyio.sleep(0.2)
-                    if rig.session_ids() and of_type(rig.records(session_id), "tool/dispatch"):
+                    if rig.session_ids() and of_type(rig.records(ids[0]), "tool/dispatch"):
                         break
                 rig.kill_servers()
                 group.cancel_scope.cancel()
 
     anyio.run(main)
-    (session_id,) = killed
+    return ids[0]
+
+
+def test_sigkill_mid_call_then_repair_marks_the_dispatched_call_unknown(
+    tmp_path: Path, plugin_site: PluginSite
+) -> None:
+    rig = Rig(tmp_path, site=plugin_site)
+    session_id = crash_mid_call(rig)
     crashed = rig.records(session_id)
     assert of_type(crashed, "tool/dispatch")
     assert of_type(crashed, "tool/result") == []  # the kill came before any result
@@ -170,31 +174,7 @@ def test_serving_a_crashed_session_again_repairs_it_first(
     tmp_path: Path, plugin_site: PluginSite
 ) -> None:
     rig = Rig(tmp_path, site=plugin_site)
-    ids: list[str] = []
-
-    async def crash() -> None:
-        async with rig.connect() as (client, init):
-            assert init.instructions is not None
-            ids.append(init.instructions.split("session ")[1].split()[0])
-            async with anyio.create_task_group() as group:
-
-                async def call() -> None:
-                    try:
-                        await client.call_tool("hold", {"seconds": 60})
-                    except Exception:
-                        pass
-
-                group.start_soon(call)
-                deadline = time.monotonic() + 20
-                while time.monotonic() < deadline:
-                    await anyio.sleep(0.2)
-                    if rig.session_ids() and of_type(rig.records(ids[0]), "tool/dispatch"):
-                        break
-                rig.kill_servers()
-                group.cancel_scope.cancel()
-
-    anyio.run(crash)
-    (session_id,) = ids
+    session_id = crash_mid_call(rig)
 
     async def resume() -> types.CallToolResult:
         async with rig.connect("--session", session_id[:12]) as (client, init):
