@@ -1,0 +1,95 @@
+"""A second, independent client: the TypeScript SDK (``@modelcontextprotocol/sdk``) over stdio.
+
+``tests/mcp_serve/node/client.mjs`` is the SDK's own ``Client`` with a ``StdioClientTransport``
+that starts a real ``seamhost mcp serve``; it answers elicitations "accept". The SDK is
+installed from the npm registry into ``tests/mcp_serve/node/node_modules`` (git-ignored) by
+``npm ci`` on first use (``.ci/run`` does it too). The test is skipped, saying why, only when
+Node or npm is missing or the registry cannot be reached.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.mcp_serve.kit import Rig, of_type, outcomes, well_formed
+
+NODE_DIR = Path(__file__).parent / "node"
+SDK = NODE_DIR / "node_modules" / "@modelcontextprotocol" / "sdk"
+
+
+@pytest.fixture(scope="module")
+def node() -> str:
+    """The ``node`` executable, with the TypeScript SDK installed next to the client."""
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if node is None or npm is None:
+        pytest.skip(
+            "Node.js and npm are needed for the TypeScript client (apt-get install nodejs npm)"
+        )
+    if not SDK.exists():
+        installed = subprocess.run(
+            [npm, "ci", "--no-audit", "--no-fund"],
+            cwd=NODE_DIR,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
+        if installed.returncode != 0:
+            tail = (installed.stderr or installed.stdout).strip().splitlines()[-3:]
+            pytest.skip(f"npm could not install @modelcontextprotocol/sdk: {' / '.join(tail)}")
+    return node
+
+
+def test_the_typescript_sdk_lists_and_calls_through_the_same_governance(
+    tmp_path: Path, node: str
+) -> None:
+    rig = Rig(tmp_path)
+    (rig.workspace / "ask").mkdir()
+    (rig.workspace / "notes.txt").write_text("from node\n")
+    calls = [
+        ["read_file", {"path": "notes.txt"}],
+        ["write_file", {"path": "secret/k", "content": "k"}],
+        ["write_file", {"path": "ask/ts.txt", "content": "ts"}],
+        ["no_such_tool", {}],
+    ]
+    environ = {**rig.environment(), "SEAMHOST_TS_CALLS": json.dumps(calls)}
+    ran = subprocess.run(
+        [node, str(NODE_DIR / "client.mjs"), sys.executable, *rig.serve_args()],
+        capture_output=True,
+        text=True,
+        env={k: v for k, v in environ.items() if k != "NODE_OPTIONS"},
+        timeout=120,
+        check=False,
+        cwd=os.fspath(NODE_DIR),
+    )
+    assert ran.returncode == 0, ran.stderr
+    out = json.loads(ran.stdout.strip().splitlines()[-1])
+    tools = {tool["name"]: tool for tool in out["tools"]}
+    assert tools["read_file"]["annotations"]["readOnlyHint"] is True
+    assert tools["write_file"]["annotations"]["destructiveHint"] is True
+    read, denied, asked, unknown = out["results"]
+    # The TypeScript client validated structuredContent against the listed outputSchema.
+    assert read["structuredContent"]["content"] == "from node\n"
+    assert read.get("isError") is not True
+    assert denied["isError"] is True
+    assert denied["content"][0]["text"].startswith("DENIED_BY_POLICY")
+    assert asked.get("isError") is not True, asked
+    assert (rig.workspace / "ask" / "ts.txt").read_text() == "ts"
+    assert len(out["questions"]) == 1
+    assert "write_file" in out["questions"][0]
+    assert unknown["content"][0]["text"].startswith("UNKNOWN_TOOL")
+    session_id = read["_meta"]["seamhost/session"]
+    assert session_id in out["instructions"]
+    records = rig.records(session_id)
+    well_formed(records)
+    assert list(outcomes(records).values()) == ["ok", "DENIED_BY_POLICY", "ok", "UNKNOWN_TOOL"]
+    assert (
+        of_type(records, "user/message")[0]["content"] == "tools/call from seamhost-ts-test 1.0.0"
+    )
