@@ -50,6 +50,8 @@ RUN_TIME_ONLY_EVERYWHERE = (
     "seamhost.approval",
     "seamhost.llm",
     "seamhost.run",
+    "seamhost.gateway",  # mcp serve, and the mcp SDK it loads (pydantic, anyio, starlette)
+    "mcp",
     # the values of a running call: votes, results, confinement, the call itself
     "seamhost.tool.call",
     "seamhost.tool.decision",

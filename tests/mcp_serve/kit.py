@@ -84,7 +84,7 @@ decision = "ask"
 reason = "a person decides about ask/"
 
 [plugins.user-approval]
-answerers = ["rules", "tty"]
+answerers = {answerers}
 {approval}
 
 [[plugins.user-approval.rules]]
@@ -98,14 +98,21 @@ reason = "ask/rule/ is pre-approved"
 class Rig:
     """A profile, a workspace and a store home for one test's servers."""
 
-    def __init__(self, root: Path, *, approval: str = "", site: PluginSite | None = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        *,
+        approval: str = "",
+        answerers: str = '["rules", "tty"]',
+        site: PluginSite | None = None,
+    ) -> None:
         self.root = root
         self.profile = root / "profile.toml"
         extra = ""
         if site is not None:
             site.add("nap", NAP_PLUGIN)
             extra = "\n[plugins.nap]\n"
-        self.profile.write_text(PROFILE.format(approval=approval) + extra)
+        self.profile.write_text(PROFILE.format(approval=approval, answerers=answerers) + extra)
         self.workspace = root / "workspace"
         self.workspace.mkdir()
         self.home = root / "home"

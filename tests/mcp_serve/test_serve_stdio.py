@@ -211,3 +211,76 @@ def test_an_escalation_is_asked_through_elicitation_with_its_mode(tmp_path: Path
     records = rig.records(session_of(result))
     well_formed(records)
     assert of_type(records, "approval/asked")[0]["escalation"] == "danger-full-access"
+
+
+def test_a_call_cancelled_while_asked_and_a_failing_client_both_fail_closed(
+    tmp_path: Path,
+) -> None:
+    rig = Rig(tmp_path)
+
+    async def never(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        await anyio.sleep(60)
+        raise AssertionError("unreachable")
+
+    async def broken(context: Any, params: types.ElicitRequestParams) -> types.ErrorData:
+        return types.ErrorData(code=-32603, message="the client's form crashed")
+
+    async def cancel_while_asked() -> str:
+        async with rig.connect(elicitation=never) as (client, init):
+            assert init.instructions is not None
+            with anyio.move_on_after(1.0):  # notifications/cancelled, then the client leaves
+                await client.call_tool("write_file", {"path": "ask/c.txt", "content": "c"})
+            return init.instructions.split("session ")[1].split()[0]
+
+    async def failing_client() -> types.CallToolResult:
+        async with rig.connect(elicitation=broken) as (client, _):
+            return await client.call_tool("write_file", {"path": "ask/f.txt", "content": "f"})
+
+    session_id = anyio.run(cancel_while_asked)
+    records = rig.records(session_id)
+    well_formed(records)
+    assert [d["outcome"] for d in of_type(records, "approval/decided")] == ["cancelled"]
+    assert list(outcomes(records).values()) == ["APPROVAL_CANCELLED"]
+    failed = anyio.run(failing_client)
+    assert_refused(failed, "APPROVAL_UNAVAILABLE")
+    assert "the client's form crashed" in text(failed)
+    records = rig.records(session_of(failed))
+    well_formed(records)
+    assert of_type(records, "tool/dispatch") == []
+    assert not (rig.workspace / "ask").exists()
+
+
+def test_a_deferred_approval_parks_the_session_until_answered_then_serve_continues_it(
+    tmp_path: Path,
+) -> None:
+    rig = Rig(tmp_path, answerers='["defer"]')
+    (rig.workspace / "ask").mkdir()
+
+    async def first() -> tuple[types.CallToolResult, types.CallToolResult]:
+        async with rig.connect() as (client, _):  # no elicitation: the profile's chain defers
+            parked = await client.call_tool("write_file", {"path": "ask/d.txt", "content": "d"})
+            later = await client.call_tool("list_dir", {"path": "."})
+            return parked, later
+
+    parked, later = anyio.run(first)
+    assert_refused(parked, "APPROVAL_DEFERRED")
+    assert_refused(later, "APPROVAL_DEFERRED")
+    session_id = session_of(parked)
+    records = rig.records(session_id)
+    well_formed(records)  # a parked turn is open, not unfinished
+    (asked,) = of_type(records, "approval/asked")
+    approved = rig.cli("approve", session_id, asked["id"])
+    assert approved.returncode == 0, approved.stderr
+    assert not (rig.workspace / "ask" / "d.txt").exists()
+
+    async def again() -> types.CallToolResult:
+        async with rig.connect("--session", session_id) as (client, _):
+            return await client.call_tool("list_dir", {"path": "."})
+
+    listed = anyio.run(again)
+    assert not listed.is_error, text(listed)
+    assert (rig.workspace / "ask" / "d.txt").read_text() == "d"  # ran once, as approved
+    records = rig.records(session_id)
+    well_formed(records)
+    assert list(outcomes(records).values()) == ["ok", "ok"]
+    assert len(of_type(records, "tool/dispatch")) == 2
