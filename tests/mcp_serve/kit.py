@@ -12,15 +12,18 @@ import contextlib
 import json
 import os
 import signal
+import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import mcp_types as types
 from mcp.client.session import ClientSession, ElicitationFnT
 from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
 
 from seamhost.session.record import Record
 from seamhost.session.shape import shape_problems
@@ -140,9 +143,18 @@ class Rig:
 
     @contextlib.asynccontextmanager
     async def connect(
-        self, *more: str, elicitation: ElicitationFnT | None = None
+        self, *more: str, elicitation: ElicitationFnT | None = None, transport: str = "stdio"
     ) -> AsyncIterator[tuple[ClientSession, types.InitializeResult]]:
-        """A client session with a fresh ``seamhost mcp serve`` over stdio."""
+        """A client session with a fresh ``seamhost mcp serve`` over `transport` (stdio, http)."""
+        if transport == "http":
+            with http_server(self, "127.0.0.1:0", *more) as server:
+                async with (
+                    httpx2.AsyncClient(timeout=30) as http,
+                    streamable_http_client(server.url, http_client=http) as (read, write),
+                    ClientSession(read, write, elicitation_callback=elicitation) as client,
+                ):
+                    yield client, await client.initialize()
+            return
         params = StdioServerParameters(
             command=sys.executable, args=self.serve_args(*more), env=self.environment()
         )
@@ -165,6 +177,11 @@ class Rig:
         stored = self.home / "sessions"
         return sorted(p.name for p in stored.iterdir() if p.is_dir()) if stored.exists() else []
 
+    def only_session(self) -> str:
+        """The id of the one session this rig's store holds."""
+        (session_id,) = self.session_ids()
+        return session_id
+
     def server_pids(self) -> list[int]:
         """The pids of this rig's ``mcp serve`` processes (found by its profile's path)."""
         found = []
@@ -186,6 +203,51 @@ class Rig:
         deadline = time.monotonic() + 10
         while self.server_pids() and time.monotonic() < deadline:
             time.sleep(0.05)
+
+
+class HttpServer:
+    """A running ``seamhost mcp serve --http``: its URL, and its stderr once stopped."""
+
+    def __init__(self, process: subprocess.Popen[str], url: str) -> None:
+        self.process = process
+        self.url = url
+        self.stderr = ""
+
+
+@contextlib.contextmanager
+def http_server(
+    rig: Rig, bind: str, *more: str, env: dict[str, str] | None = None
+) -> Iterator[HttpServer]:
+    """A ``seamhost mcp serve --http BIND`` child of `rig`, stopped (SIGTERM) on exit."""
+    process = subprocess.Popen(
+        [sys.executable, *rig.serve_args("--http", bind, *more)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env={**rig.environment(), **(env or {})},
+        text=True,
+    )
+    assert process.stderr is not None
+    seen = []
+    for line in process.stderr:
+        seen.append(line)
+        if "listening on " in line:
+            url = line.split("listening on ")[1].strip()
+            break
+    else:
+        process.wait(timeout=10)
+        raise AssertionError(f"the server did not start: {''.join(seen)}")
+    port = url.rsplit(":", 1)[1].split("/")[0]
+    server = HttpServer(process, f"http://127.0.0.1:{port}/mcp")
+    try:
+        yield server
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=20)
+        finally:
+            server.stderr = "".join(seen) + process.stderr.read()
+            process.stderr.close()
 
 
 def well_formed(records: list[dict[str, Any]], *, closed: bool = True) -> None:

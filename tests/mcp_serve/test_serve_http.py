@@ -8,14 +8,9 @@ reach no session.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import signal
-import subprocess
-import sys
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +20,16 @@ import mcp_types as types
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
-from tests.mcp_serve.kit import Rig, answering, of_type, outcomes, session_of, text, well_formed
+from tests.mcp_serve.kit import (
+    Rig,
+    answering,
+    http_server,
+    of_type,
+    outcomes,
+    session_of,
+    text,
+    well_formed,
+)
 
 INITIALIZE = {
     "jsonrpc": "2.0",
@@ -37,50 +41,6 @@ INITIALIZE = {
         "clientInfo": {"name": "raw", "version": "1"},
     },
 }
-
-
-class HttpServer:
-    """A running ``seamhost mcp serve --http``: its URL, and its stderr once stopped."""
-
-    def __init__(self, process: subprocess.Popen[str], url: str) -> None:
-        self.process = process
-        self.url = url
-        self.stderr = ""
-
-
-@contextlib.contextmanager
-def http_server(
-    rig: Rig, bind: str, *more: str, env: dict[str, str] | None = None
-) -> Iterator[HttpServer]:
-    process = subprocess.Popen(
-        [sys.executable, *rig.serve_args("--http", bind, *more)],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        env={**rig.environment(), **(env or {})},
-        text=True,
-    )
-    assert process.stderr is not None
-    seen = []
-    for line in process.stderr:
-        seen.append(line)
-        if "listening on " in line:
-            url = line.split("listening on ")[1].strip()
-            break
-    else:
-        process.wait(timeout=10)
-        raise AssertionError(f"the server did not start: {''.join(seen)}")
-    port = url.rsplit(":", 1)[1].split("/")[0]
-    server = HttpServer(process, f"http://127.0.0.1:{port}/mcp")
-    try:
-        yield server
-    finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=20)
-        finally:
-            server.stderr = "".join(seen) + process.stderr.read()
-            process.stderr.close()
 
 
 def post(url: str, body: dict[str, Any], **headers: str) -> tuple[int, dict[str, str]]:

@@ -14,19 +14,23 @@ from pathlib import Path
 
 import anyio
 import mcp_types as types
+import pytest
 from mcp.client.session import ClientSession
 
 from seamhost.testing.sites import PluginSite
 from tests.mcp_serve.kit import Rig, of_type, outcomes, session_of, well_formed
 
+TRANSPORTS = pytest.mark.parametrize("transport", ["stdio", "http"])
 
+
+@TRANSPORTS
 def test_concurrent_calls_overlap_when_safe_and_the_log_keeps_arrival_order(
-    tmp_path: Path, plugin_site: PluginSite
+    tmp_path: Path, plugin_site: PluginSite, transport: str
 ) -> None:
     rig = Rig(tmp_path, site=plugin_site)
 
     async def main() -> list[types.CallToolResult]:
-        async with rig.connect() as (client, _):
+        async with rig.connect(transport=transport) as (client, _):
             await client.list_tools()
             results: list[types.CallToolResult | None] = [None] * 4
             async with anyio.create_task_group() as group:
@@ -80,8 +84,9 @@ def test_exclusive_calls_are_barriers(tmp_path: Path, plugin_site: PluginSite) -
     assert all(later[0] >= earlier[1] for earlier, later in itertools.pairwise(spans))
 
 
+@TRANSPORTS
 def test_progress_is_reported_while_a_long_body_runs(
-    tmp_path: Path, plugin_site: PluginSite
+    tmp_path: Path, plugin_site: PluginSite, transport: str
 ) -> None:
     rig = Rig(tmp_path, site=plugin_site)
     seen: list[tuple[float, str | None]] = []
@@ -90,7 +95,7 @@ def test_progress_is_reported_while_a_long_body_runs(
         seen.append((progress, message))
 
     async def main() -> types.CallToolResult:
-        async with rig.connect() as (client, _):
+        async with rig.connect(transport=transport) as (client, _):
             return await client.call_tool("nap", {"seconds": 2.5}, progress_callback=progress)
 
     result = anyio.run(main)
@@ -100,13 +105,14 @@ def test_progress_is_reported_while_a_long_body_runs(
     assert all(message is not None and message.startswith("nap: running") for _, message in seen)
 
 
+@TRANSPORTS
 def test_cancelling_a_running_call_awaits_its_body_and_records_the_outcome(
-    tmp_path: Path, plugin_site: PluginSite
+    tmp_path: Path, plugin_site: PluginSite, transport: str
 ) -> None:
     rig = Rig(tmp_path, site=plugin_site)
 
     async def main() -> tuple[float, types.CallToolResult]:
-        async with rig.connect() as (client, _):
+        async with rig.connect(transport=transport) as (client, _):
             started = time.monotonic()
             with anyio.move_on_after(1.0):  # the client cancels: notifications/cancelled
                 await client.call_tool("hold", {"seconds": 30})
@@ -128,7 +134,7 @@ def test_cancelling_a_running_call_awaits_its_body_and_records_the_outcome(
     assert len(of_type(records, "tool/dispatch")) == 2
 
 
-def crash_mid_call(rig: Rig) -> str:
+def crash_mid_call(rig: Rig, transport: str = "stdio") -> str:
     """Start an exclusive 60 s call, SIGKILL the server once its dispatch is durable."""
     ids: list[str] = []
 
@@ -137,28 +143,31 @@ def crash_mid_call(rig: Rig) -> str:
             await client.call_tool("hold", {"seconds": 60})
 
     async def main() -> None:
-        async with rig.connect() as (client, init):
-            assert init.instructions is not None
-            ids.append(init.instructions.split("session ")[1].split()[0])
-            async with anyio.create_task_group() as group:
-                group.start_soon(call, client)
-                deadline = time.monotonic() + 20
-                while time.monotonic() < deadline:
-                    await anyio.sleep(0.2)
-                    if rig.session_ids() and of_type(rig.records(ids[0]), "tool/dispatch"):
-                        break
-                rig.kill_servers()
-                group.cancel_scope.cancel()
+        async with (
+            rig.connect(transport=transport) as (client, _),
+            anyio.create_task_group() as group,
+        ):
+            group.start_soon(call, client)
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline:
+                await anyio.sleep(0.2)
+                stored = rig.session_ids()
+                if stored and of_type(rig.records(stored[0]), "tool/dispatch"):
+                    ids.append(stored[0])
+                    break
+            rig.kill_servers()
+            group.cancel_scope.cancel()
 
     anyio.run(main)
     return ids[0]
 
 
+@TRANSPORTS
 def test_sigkill_mid_call_then_repair_marks_the_dispatched_call_unknown(
-    tmp_path: Path, plugin_site: PluginSite
+    tmp_path: Path, plugin_site: PluginSite, transport: str
 ) -> None:
     rig = Rig(tmp_path, site=plugin_site)
-    session_id = crash_mid_call(rig)
+    session_id = crash_mid_call(rig, transport)
     crashed = rig.records(session_id)
     assert of_type(crashed, "tool/dispatch")
     assert of_type(crashed, "tool/result") == []  # the kill came before any result

@@ -12,6 +12,7 @@ from typing import Any
 
 import anyio
 import mcp_types as types
+import pytest
 
 from tests.mcp_serve.kit import (
     Rig,
@@ -23,6 +24,8 @@ from tests.mcp_serve.kit import (
     text,
     well_formed,
 )
+
+TRANSPORTS = pytest.mark.parametrize("transport", ["stdio", "http"])
 
 
 def test_tools_list_carries_schemas_and_annotations_from_the_declarations(tmp_path: Path) -> None:
@@ -95,18 +98,24 @@ def test_calls_allowed_denied_unknown_and_invalid_all_reach_the_log(tmp_path: Pa
     assert [m["source"] for m in of_type(records, "user/message")] == ["mcp"] * 4
 
 
-def elicited_write(rig: Rig, path: str, answer: Any) -> tuple[types.CallToolResult, list[str]]:
+def elicited_write(
+    rig: Rig, path: str, answer: Any, transport: str = "stdio"
+) -> tuple[types.CallToolResult, list[str]]:
     async def main() -> types.CallToolResult:
-        async with rig.connect(elicitation=answer) as (client, _):
+        async with rig.connect(elicitation=answer, transport=transport) as (client, _):
             return await client.call_tool("write_file", {"path": path, "content": "v1\n"})
 
     return anyio.run(main), answer.questions
 
 
-def test_an_ask_becomes_an_elicitation_accept_allows_that_call_once(tmp_path: Path) -> None:
+@TRANSPORTS
+def test_an_ask_becomes_an_elicitation_accept_allows_that_call_once(
+    tmp_path: Path, transport: str
+) -> None:
     rig = Rig(tmp_path)
     (rig.workspace / "ask").mkdir()
-    result, questions = elicited_write(rig, "ask/a.txt", answering("accept", {"allow_once": True}))
+    accept = answering("accept", {"allow_once": True})
+    result, questions = elicited_write(rig, "ask/a.txt", accept, transport)
     assert not result.is_error, text(result)
     assert (rig.workspace / "ask" / "a.txt").read_text() == "v1\n"
     # The question names the tool, the reason and the call.
@@ -122,8 +131,10 @@ def test_an_ask_becomes_an_elicitation_accept_allows_that_call_once(tmp_path: Pa
     ]
 
 
+@TRANSPORTS
 def test_decline_rejects_cancel_cancels_and_an_answer_outside_the_form_is_unavailable(
     tmp_path: Path,
+    transport: str,
 ) -> None:
     rig = Rig(tmp_path)
     cases = [
@@ -133,7 +144,7 @@ def test_decline_rejects_cancel_cancels_and_an_answer_outside_the_form_is_unavai
         (answering("accept", {"allow_once": False}), "APPROVAL_REJECTED", "rejected"),
     ]
     for index, (answer, code, outcome) in enumerate(cases):
-        result, questions = elicited_write(rig, f"ask/{index}.txt", answer)
+        result, questions = elicited_write(rig, f"ask/{index}.txt", answer, transport)
         assert_refused(result, code)
         assert len(questions) == 1
         records = rig.records(session_of(result))
@@ -159,14 +170,16 @@ def test_an_unanswered_elicitation_times_out_closed(tmp_path: Path) -> None:
     assert not (rig.workspace / "ask").exists()
 
 
+@TRANSPORTS
 def test_without_elicitation_the_profiles_rules_answer_and_the_terminal_is_never_asked(
     tmp_path: Path,
+    transport: str,
 ) -> None:
     rig = Rig(tmp_path)
     (rig.workspace / "ask" / "rule").mkdir(parents=True)
 
     async def main() -> tuple[types.CallToolResult, types.CallToolResult]:
-        async with rig.connect() as (client, _):  # no elicitation capability
+        async with rig.connect(transport=transport) as (client, _):  # no elicitation
             by_rule = await client.call_tool(
                 "write_file", {"path": "ask/rule/r.txt", "content": "r"}
             )
@@ -185,16 +198,19 @@ def test_without_elicitation_the_profiles_rules_answer_and_the_terminal_is_never
         ("allowed-once", "user-approval"),
         ("unavailable", None),
     ], decided
-    # The tty answerer was in the chain and passed: the terminal carries the protocol here.
-    assert "the terminal is not asked here" in decided[1]["message"]
+    if transport == "stdio":  # the tty answerer was in the chain and passed without asking
+        assert "the terminal is not asked here" in decided[1]["message"]
 
 
-def test_an_escalation_is_asked_through_elicitation_with_its_mode(tmp_path: Path) -> None:
+@TRANSPORTS
+def test_an_escalation_is_asked_through_elicitation_with_its_mode(
+    tmp_path: Path, transport: str
+) -> None:
     rig = Rig(tmp_path)
     answer = answering("decline")
 
     async def main() -> types.CallToolResult:
-        async with rig.connect(elicitation=answer) as (client, _):
+        async with rig.connect(elicitation=answer, transport=transport) as (client, _):
             return await client.call_tool(
                 "shell",
                 {
