@@ -138,19 +138,35 @@ def test_decline_rejects_cancel_cancels_and_an_answer_outside_the_form_is_unavai
 ) -> None:
     rig = Rig(tmp_path)
     cases = [
-        (answering("decline"), "APPROVAL_REJECTED", "rejected"),
-        (answering("cancel"), "APPROVAL_CANCELLED", "cancelled"),
-        (answering("accept", {"allow_once": "yes"}), "APPROVAL_UNAVAILABLE", "unavailable"),
-        (answering("accept", {"allow_once": False}), "APPROVAL_REJECTED", "rejected"),
+        ({"action": "decline"}, "APPROVAL_REJECTED", "rejected"),
+        ({"action": "cancel"}, "APPROVAL_CANCELLED", "cancelled"),
+        (
+            {"action": "accept", "content": {"allow_once": "yes"}},
+            "APPROVAL_UNAVAILABLE",
+            "unavailable",
+        ),
+        ({"action": "accept", "content": {"allow_once": False}}, "APPROVAL_REJECTED", "rejected"),
     ]
-    for index, (answer, code, outcome) in enumerate(cases):
-        result, questions = elicited_write(rig, f"ask/{index}.txt", answer, transport)
+    replies = iter(types.ElicitResult.model_validate(reply) for reply, _, _ in cases)
+
+    async def in_turn(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        return next(replies)
+
+    async def main() -> list[types.CallToolResult]:
+        async with rig.connect(elicitation=in_turn, transport=transport) as (client, _):
+            return [
+                await client.call_tool("write_file", {"path": f"ask/{n}.txt", "content": "x"})
+                for n in range(len(cases))
+            ]
+
+    results = anyio.run(main)
+    for result, (_, code, _) in zip(results, cases, strict=True):
         assert_refused(result, code)
-        assert len(questions) == 1
-        records = rig.records(session_of(result))
-        well_formed(records)
-        assert [d["outcome"] for d in of_type(records, "approval/decided")] == [outcome]
-        assert of_type(records, "tool/dispatch") == []  # never dispatched
+    records = rig.records(session_of(results[0]))
+    well_formed(records)
+    decided = [d["outcome"] for d in of_type(records, "approval/decided")]
+    assert decided == [outcome for _, _, outcome in cases]
+    assert of_type(records, "tool/dispatch") == []  # never dispatched
     assert not (rig.workspace / "ask").exists()
 
 
