@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import os
+import signal
 import time
 from pathlib import Path
 
@@ -197,3 +199,40 @@ def test_serving_a_crashed_session_again_repairs_it_first(
     well_formed(records)
     assert list(outcomes(records).values()) == ["TOOL_OUTCOME_UNKNOWN", "ok"]
     assert len(of_type(records, "session/repaired")) == 1
+
+
+@TRANSPORTS
+def test_sigterm_settles_the_running_call_and_closes_the_session(
+    tmp_path: Path, plugin_site: PluginSite, transport: str
+) -> None:
+    rig = Rig(tmp_path, site=plugin_site)
+    waited: list[float] = []
+
+    async def call(client: ClientSession) -> None:
+        with contextlib.suppress(Exception):  # the server stops under the call
+            await client.call_tool("hold", {"seconds": 60})
+
+    async def main() -> None:
+        async with (
+            rig.connect(transport=transport) as (client, _),
+            anyio.create_task_group() as group,
+        ):
+            group.start_soon(call, client)
+            while not (rig.session_ids() and rig.server_pids()):
+                await anyio.sleep(0.1)
+            await anyio.sleep(1.0)
+            started = time.monotonic()
+            for pid in rig.server_pids():
+                os.kill(pid, signal.SIGTERM)
+            while rig.server_pids() and time.monotonic() - started < 20:
+                await anyio.sleep(0.05)
+            waited.append(time.monotonic() - started)
+            group.cancel_scope.cancel()
+
+    anyio.run(main)
+    assert waited[0] < 10  # the 60 s body was woken, not waited out
+    records = rig.records(rig.only_session())
+    well_formed(records)  # nothing left open: no repair needed
+    (result,) = of_type(records, "tool/result")
+    assert result["value"]["woke"] == "cancelled"
+    assert of_type(records, "turn/end")[-1]["reason"] == "completed"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -144,19 +145,34 @@ def _gateway(
 
 
 async def _serve(gateway: Gateway, instructions: str, door: object) -> None:
+    """Serve until the client leaves, or until SIGTERM or SIGINT (:func:`_stop`)."""
     from seamhost.gateway.http import Door, serve_http
     from seamhost.gateway.server import serve_stdio
 
     await gateway.start()
-    task = asyncio.current_task()
-    assert task is not None
     loop = asyncio.get_running_loop()
-    for signum in (signal.SIGTERM, signal.SIGINT):  # settle the running calls, then close
-        loop.add_signal_handler(signum, task.cancel)
+    stopping: list[asyncio.Task[None]] = []  # holds the task while it runs
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(
+            signum, lambda n=signum: stopping.append(loop.create_task(_stop(gateway, n)))
+        )
+    if isinstance(door, Door):
+        await serve_http(gateway, instructions, door)
+    else:
+        await serve_stdio(gateway, instructions)
+
+
+async def _stop(gateway: Gateway, signum: int) -> None:
+    """Settle the running calls, flush and close the sessions, then end the process.
+
+    Not by cancelling the server: the SDK's stdin reader is a thread blocked in ``read()``,
+    which nothing interrupts, so a cancelled stdio server would wait for the client's next line.
+    """
+    from seamhost.cli.exitcodes import ExitCode
+
     try:
-        if isinstance(door, Door):
-            await serve_http(gateway, instructions, door)
-        else:
-            await serve_stdio(gateway, instructions)
-    except asyncio.CancelledError:
         await gateway.close()
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(ExitCode.INTERRUPTED if signum == signal.SIGINT else ExitCode.OK)
