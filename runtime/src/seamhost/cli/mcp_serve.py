@@ -152,10 +152,12 @@ async def _serve(gateway: Gateway, instructions: str, door: object) -> None:
     await gateway.start()
     loop = asyncio.get_running_loop()
     stopping: list[asyncio.Task[None]] = []  # holds the task while it runs
+
+    def stop(signum: int) -> None:
+        stopping.append(loop.create_task(_stop(gateway, signum)))
+
     for signum in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(
-            signum, lambda n=signum: stopping.append(loop.create_task(_stop(gateway, n)))
-        )
+        loop.add_signal_handler(signum, stop, signum)
     if isinstance(door, Door):
         await serve_http(gateway, instructions, door)
     else:
