@@ -13,6 +13,7 @@ import sys
 import termios
 from pathlib import Path
 
+import attrs
 import pytest
 from seamhost_user_approval.errors import AnswererFailed, AnswererTimedOut
 from seamhost_user_approval.prompt import QUESTION
@@ -213,3 +214,13 @@ def test_a_terminal_nobody_reads_does_not_hold_the_answerer_past_its_timeout() -
     finally:
         os.close(slave)
         os.close(master)
+
+
+def test_a_request_that_forbids_the_terminal_is_passed_on_unasked(terminal: Terminal) -> None:
+    # mcp serve on stdio: standard input carries the protocol, so nobody may be asked there.
+    answerer = TerminalAnswerer(terminal.path, 30)
+    reply = asyncio.run(answerer.answer(attrs.evolve(request(), terminal=False)))
+    assert reply.outcome is None
+    assert "not asked here" in reply.note
+    assert terminal.questions() == 0
+    assert terminal.output == ""

@@ -28,7 +28,7 @@ from mcp.server.lowlevel import Server
 
 from seamhost.errors import ErrorCode
 from seamhost.gateway.conductor import Conductor, Pending
-from seamhost.gateway.elicitation import Asker
+from seamhost.gateway.elicitation import Asker, Elicit
 from seamhost.gateway.listing import mcp_tools
 from seamhost.gateway.results import call_result, refusal
 from seamhost.version import __version__
@@ -157,7 +157,7 @@ def client_name(ctx: ServerRequestContext[Any]) -> str:
     return f"{info.name} {info.version}".strip()
 
 
-def elicitor(ctx: ServerRequestContext[Any]) -> Any:
+def elicitor(ctx: ServerRequestContext[Any]) -> Elicit | None:
     """How to ask this request's client for an answer; ``None`` when it cannot be asked."""
     capabilities = ctx.session.client_capabilities
     if capabilities is None or capabilities.elicitation is None or not ctx.session.can_send_request:
