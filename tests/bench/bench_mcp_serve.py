@@ -7,7 +7,9 @@ over stdio and answered, measured three ways:
     governed pipeline (parse, validate, policy, guard, dispatch record, execute chain,
     post-execute, result, the turn's records), each seam with one trivial implementation;
 (b) the same through a bare server of the ``mcp`` SDK (its low-level ``Server``) whose tool does
-    nothing: the protocol's own round trip. Target: (a) ≤ 1.5 × (b);
+    nothing, listed with the same schemas and answering the same shape of result (text and
+    ``structuredContent``, which the client validates): the protocol's own round trip.
+    Target: (a) ≤ 1.5 × (b);
 (c) the same governed call through ``ToolPipeline.run_step`` directly, in process: what the
     pipeline itself costs of (a);
 (d) for scale, (a) with a durable session (persistence-jsonl with checkpoint-policy: the turn's
@@ -56,13 +58,21 @@ import anyio, mcp_types as types
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
-TOOL = types.Tool(name="noop", input_schema={"type": "object"})
+# The same tool as seamhost lists it (schemas included), answered with the same shape of
+# result, so that both clients do the same work (the client validates structuredContent).
+TOOL = types.Tool(
+    name="noop",
+    input_schema={"type": "object", "properties": {"n": {"type": "integer"}}},
+    output_schema={"type": "object", "properties": {"value": {}}, "required": ["value"]},
+)
 
 async def list_tools(ctx, params):
     return types.ListToolsResult(tools=[TOOL])
 
 async def call_tool(ctx, params):
-    return types.CallToolResult(content=[types.TextContent(type="text", text="ok")])
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text="ok")], structured_content={"value": None}
+    )
 
 server = Server("bare", on_list_tools=list_tools, on_call_tool=call_tool)
 

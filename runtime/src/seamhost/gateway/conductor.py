@@ -183,8 +183,9 @@ class Conductor:
 
     async def _drive(self) -> None:
         try:
+            # The driver starts after the handlers already scheduled, so calls that arrived
+            # together are in the queue by then, and join one batch.
             while self._queue:
-                await asyncio.sleep(0)  # calls that arrived together join one batch
                 batch = [p for p in self._queue if not p.cancelled]
                 for pending in self._queue:
                     if pending.cancelled and not pending.done.done():
