@@ -15,6 +15,10 @@
 A refused request gets 403 (401 for the token) and a JSON-RPC error body; it is logged on
 standard error (one line: method, path, peer, why) and never reaches the SDK, so nothing is
 dispatched and no session is touched.
+
+A client that ends its MCP session (``DELETE`` with its ``Mcp-Session-Id``, which the SDKs send
+when they close) has its seamhost session settled, flushed and closed then; the others are
+closed when the server stops.
 """
 
 from __future__ import annotations
@@ -102,8 +106,8 @@ class Door:
                 return 401, "a missing or wrong bearer token"
         return None
 
-    def guard(self, app: ASGIApp) -> ASGIApp:
-        """`app` behind this door."""
+    def guard(self, app: ASGIApp, ended: Callable[[str], Awaitable[None]]) -> ASGIApp:
+        """`app` behind this door; `ended(session id)` once a client terminated its session."""
 
         async def guarded(scope: Scope, receive: Receive, send: Send) -> None:
             if scope["type"] != "http":
@@ -115,6 +119,9 @@ class Door:
             refused = self.refusal(headers)
             if refused is None:
                 await app(scope, receive, send)
+                session = headers.get("mcp-session-id")
+                if scope.get("method") == "DELETE" and session:  # the client ended its session
+                    await ended(session)
                 return
             status, why = refused
             peer = scope.get("client") or ("?", 0)
@@ -153,7 +160,11 @@ async def serve_http(gateway: Gateway, instructions: str, door: Door) -> None:
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
     )
     config = uvicorn.Config(
-        door.guard(app), host=door.host, port=door.port, log_level="warning", lifespan="on"
+        door.guard(app, gateway.forget),
+        host=door.host,
+        port=door.port,
+        log_level="warning",
+        lifespan="on",
     )
     web = uvicorn.Server(config)
     import asyncio

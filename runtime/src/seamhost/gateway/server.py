@@ -85,6 +85,17 @@ class Gateway:
             )
         return conductor
 
+    async def forget(self, key: str) -> None:
+        """Connection `key` ended (an HTTP MCP session was terminated): close its session."""
+        if self._shared:  # the named (or stdio) session outlives any one connection
+            return
+        conductor = self._conductors.pop(key, None)
+        if conductor is not None:
+            try:
+                await conductor.close()
+            finally:
+                conductor.session.close()
+
     async def close(self) -> None:
         """Settle every connection's running calls, flush and close their sessions."""
         for conductor in list(self._conductors.values()):
