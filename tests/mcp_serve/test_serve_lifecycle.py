@@ -236,3 +236,36 @@ def test_sigterm_settles_the_running_call_and_closes_the_session(
     (result,) = of_type(records, "tool/result")
     assert result["value"]["woke"] == "cancelled"
     assert of_type(records, "turn/end")[-1]["reason"] == "completed"
+
+
+def test_cancelling_one_call_of_a_batch_leaves_the_others_running(
+    tmp_path: Path, plugin_site: PluginSite
+) -> None:
+    rig = Rig(tmp_path, site=plugin_site)
+    finished: list[types.CallToolResult] = []
+
+    async def main() -> None:
+        async with rig.connect() as (client, _):
+            await client.list_tools()
+
+            async def call(seconds: float, cancel_after: float | None = None) -> None:
+                with anyio.move_on_after(cancel_after if cancel_after is not None else 60):
+                    finished.append(await client.call_tool("nap", {"seconds": seconds}))
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(call, 0.8)  # runs alone: the next two arrive meanwhile
+                await anyio.sleep(0.3)
+                group.start_soon(call, 30, 1.5)  # cancelled while its body runs
+                group.start_soon(call, 2.5)
+
+    anyio.run(main)
+    assert len(finished) == 2
+    records = rig.records(session_of(finished[0]))
+    well_formed(records)
+    turns = {c["call_id"]: c["turn"] for c in of_type(records, "tool/call")}
+    woke = {r["call_id"]: r["value"]["woke"] for r in of_type(records, "tool/result")}
+    first, *later = sorted(turns)
+    # The two later calls were taken together, as one batch, after the first; one of them was
+    # cancelled, and its neighbour slept its full time all the same.
+    assert turns[first] < turns[later[0]] == turns[later[1]]
+    assert sorted(woke[call] for call in later) == ["cancelled", "slept"]

@@ -2,8 +2,9 @@
 
 The log is the session's, and it keeps its shape (docs/design.md §4): turns do not overlap and a
 step's results are committed in the order its calls were taken. So the calls are taken in
-batches: every call that arrives while no batch runs joins the next one, and a batch is one turn
-of the session:
+batches: a call that arrives while no batch runs starts one at once (no waiting for company:
+a lone call pays nothing), and the calls that arrive while a batch runs form the next one. A
+batch is one turn of the session:
 
 ``turn/start`` · ``user/message`` (source ``mcp``, naming the client) · ``step/start`` ·
 ``assistant/message`` (the batch's calls, in arrival order, arguments as received) · the
@@ -19,10 +20,10 @@ A result is answered as soon as it is committed; it becomes durable with the nex
 write-behind window, the next batch's checkpoint, or closing).
 
 Cancellation (``notifications/cancelled``): a call still waiting for its batch is dropped, never
-recorded; a call of the running batch is cancelled with the pipeline's rules (not dispatched:
-``ABORTED_BEFORE_DISPATCH``; a started body is awaited) once every call of its batch still
-running was cancelled, since one batch shares one cancellation; until then it runs on and its
-result is recorded.
+recorded; a call of the running batch is cancelled alone, with the pipeline's rules (not yet
+dispatched: ``ABORTED_BEFORE_DISPATCH``; a started body sees its cancellation and is awaited;
+a question open about it ends ``cancelled``): each call has its own cancellation event
+(:attr:`~seamhost.run.pipeline.ToolPipeline.cancel_events`), the other calls run on.
 
 A deferred approval (docs/design.md §11) parks the batch's turn: the call gets
 ``APPROVAL_DEFERRED``, the calls after it are not run, and later calls are refused with the same
@@ -101,7 +102,7 @@ class Conductor:
         bundle_chain: Answerers = Answerers(
             tuple(seams.implementers("approval/request")), seams.approval_request
         )
-        self._askers: dict[str, Asker] = {}
+        self._askers: dict[str, Asker] = {}  # by call id, while its batch runs
         self.pipeline = ToolPipeline(
             bundle,
             session,
@@ -113,12 +114,15 @@ class Conductor:
             answerers=chain(bundle_chain, self._askers.get, elicitation_timeout),
         )
         self.pipeline.budget = Budget(limits, session)
+        # A call's own cancellation is its asker's: the client cancelled that request.
+        self._signals: dict[str, asyncio.Event] = {}
+        self.pipeline.cancel_events = self._signals
         self._turn = max(
             (int(r.data["turn"]) for r in session.records if r.type == "turn/start"), default=0
         )
         self._queue: list[Pending] = []
         self._batch: list[Pending] = []
-        self._batch_cancelled = asyncio.Event()
+        self._never = asyncio.Event()  # the batch's own event: every call has its own instead
         self._driver: asyncio.Task[None] | None = None
         self.parked: str | None = None  # the approval a parked turn waits on
 
@@ -147,8 +151,6 @@ class Conductor:
         """The client cancelled `pending` (see the module docstring for what that does)."""
         pending.cancelled = True
         pending.asker.cancelled.set()
-        if pending in self._batch and all(p.cancelled for p in self._batch if not p.done.done()):
-            self._batch_cancelled.set()
 
     async def resume_parked(self) -> None:
         """Continue a step parked on a deferred approval, when its question was answered."""
@@ -165,9 +167,8 @@ class Conductor:
 
     async def close(self) -> None:
         """Let the running batch settle (cancelling what has not started), then flush."""
-        for pending in self._queue:
-            pending.cancelled = True
-        self._batch_cancelled.set()
+        for pending in [*self._queue, *self._batch]:
+            self.cancel(pending)
         if self._driver is not None:
             await asyncio.wait([self._driver])
         await self.flush()
@@ -183,8 +184,6 @@ class Conductor:
 
     async def _drive(self) -> None:
         try:
-            # The driver starts after the handlers already scheduled, so calls that arrived
-            # together are in the queue by then, and join one batch.
             while self._queue:
                 batch = [p for p in self._queue if not p.cancelled]
                 for pending in self._queue:
@@ -205,8 +204,9 @@ class Conductor:
         for index, pending in enumerate(batch, 1):
             pending.call_id = f"mcp-{turn}-{index}"
             self._askers[pending.call_id] = pending.asker
+            self._signals[pending.call_id] = pending.asker.cancelled
             proposals.append(ToolCallProposal(pending.call_id, pending.name, pending.arguments))
-        self._batch, self._batch_cancelled = batch, asyncio.Event()
+        self._batch = batch
         session = self.session
         session.append(TurnStart(turn=turn))
         session.append(
@@ -221,7 +221,7 @@ class Conductor:
             opened.append(STEP)
             calls = tuple(ProposedCall(p.call_id, p.name, p.arguments) for p in proposals)
             session.append(AssistantMessage(turn=turn, step=STEP, content="", tool_calls=calls))
-            results = await self.pipeline.run_step(turn, STEP, proposals, self._batch_cancelled)
+            results = await self.pipeline.run_step(turn, STEP, proposals, self._never)
             by_id = {result.call_id: result for result in results}
             for pending in batch:
                 result = by_id.get(str(pending.call_id))
@@ -246,6 +246,7 @@ class Conductor:
         finally:
             for pending in batch:
                 self._askers.pop(str(pending.call_id), None)
+                self._signals.pop(str(pending.call_id), None)
         if opened:
             session.append(StepEnd(turn=turn, step=opened.pop()))
         session.append(TurnEnd(turn=turn, reason=reason, message=message))  # type: ignore[arg-type]

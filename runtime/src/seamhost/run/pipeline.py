@@ -35,7 +35,7 @@ abandoned.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -85,6 +85,9 @@ class ToolPipeline:
     tool_retries: int = 0
     budget: Budget | None = None  # the session's [limits] budgets (the agent sets it)
     answerers: Answerers | None = None  # the approval chain; None: the bundle's answerers
+    # Per-call cancellation (mcp serve: a client cancels one request of a batch): the event that
+    # cancels a call, by call id, in place of the step's; None: the step's event cancels all.
+    cancel_events: Mapping[str, asyncio.Event] | None = None
     limit_reached: str | None = attrs.field(default=None, init=False)  # why a dispatch was refused
     _used_grants: set[str] = attrs.field(factory=set, init=False)
     _pins: Pins = attrs.field(init=False)
@@ -208,7 +211,7 @@ class ToolPipeline:
         verdicts: list[Ready | Refused] = []
         parked = None
         for proposal in batch:
-            if cancelled.is_set():
+            if self._signal(proposal.call_id, cancelled).is_set():
                 verdicts.append(Refused(None, aborted(proposal.call_id)))
                 continue
             verdict = await self._governance.govern(turn, step, proposal)
@@ -239,7 +242,7 @@ class ToolPipeline:
         dispatched: list[tuple[int, Ready]] = []
         for index, item in ready:
             call = item.invocation
-            if cancelled.is_set():
+            if self._signal(call.call_id, cancelled).is_set():
                 settled[index] = aborted(call.call_id)
                 continue
             spent = self.budget.check_dispatch(now_ms()) if self.budget is not None else None
@@ -260,7 +263,8 @@ class ToolPipeline:
 
             async def worker() -> None:
                 for index, item in pending:
-                    if cancelled.is_set():  # still waiting for a worker: its body never starts
+                    call_id = item.invocation.call_id
+                    if self._signal(call_id, cancelled).is_set():  # its body never starts
                         settled[index] = aborted(item.invocation.call_id)
                     else:
                         settled[index] = await self._execute(item, cancelled, parent)
@@ -289,6 +293,7 @@ class ToolPipeline:
                 )
             self._used_grants.add(item.grant.approval_id)
         attempt = 1
+        cancelled = self._signal(call.call_id, cancelled)
         while True:
             execution = ToolExecution(call, attempt, cancelled, session=self.session, parent=parent)
             self._trails[id(call)] = item.decisions  # the body's result carries them at once
@@ -337,6 +342,11 @@ class ToolPipeline:
         if validator is None:  # the bundle's tools are fixed: compile each schema once
             validator = self._outputs[spec.name] = compile_schema(spec.output_schema)
         return stopped(check_output(result, spec, validator), spec)
+
+    def _signal(self, call_id: str, cancelled: asyncio.Event) -> asyncio.Event:
+        """The event that cancels call `call_id`: its own (:attr:`cancel_events`), or the step's."""
+        events = self.cancel_events
+        return cancelled if events is None else events.get(call_id, cancelled)
 
     # -- step 12 ------------------------------------------------------------------------------
 
