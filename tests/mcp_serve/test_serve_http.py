@@ -17,6 +17,7 @@ from typing import Any
 import anyio
 import httpx2
 import mcp_types as types
+from mcp import Client
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
@@ -159,3 +160,29 @@ def test_a_non_loopback_bind_needs_a_token_and_checks_it(tmp_path: Path) -> None
     assert len(rig.session_ids()) == 1
     assert server.stderr.count("a missing or wrong bearer token") == 3
     assert token not in server.stderr
+
+
+def test_a_stateless_2026_client_gets_a_closed_session_per_request(tmp_path: Path) -> None:
+    rig = Rig(tmp_path)
+    (rig.workspace / "notes.txt").write_text("modern\n")
+
+    async def main(url: str) -> tuple[str, list[types.CallToolResult]]:
+        async with Client(url) as client:  # negotiates the newest protocol: no MCP session
+            results = [
+                await client.call_tool("read_file", {"path": "notes.txt"}),
+                # No back channel to ask on: the profile's answerers are asked (none answers).
+                await client.call_tool("write_file", {"path": "ask/m", "content": "m"}),
+            ]
+            return client.protocol_version, results
+
+    with http_server(rig, "127.0.0.1:0") as server:
+        version, (read, asked) = anyio.run(main, server.url)
+        sessions = {session_of(read), session_of(asked)}
+        for session_id in sessions:  # each closed once answered: another writer may take it
+            assert rig.cli("session", "repair", session_id).returncode == 0
+    assert version >= "2026"
+    assert text(read) == "modern\n"
+    assert text(asked).startswith("APPROVAL_UNAVAILABLE")
+    assert len(sessions) == 2
+    for session_id in sessions:
+        well_formed(rig.records(session_id))

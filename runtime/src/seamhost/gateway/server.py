@@ -4,8 +4,9 @@ One :class:`Gateway` serves one bundle. Each connection gets its own session (a
 :class:`~seamhost.gateway.conductor.Conductor`) unless the operator named one (``--session``),
 which every connection then shares: sessions are never shared between clients that did not
 name them. On stdio the process serves one connection, whose session id is in the server's
-instructions; over HTTP a connection is an MCP session (``Mcp-Session-Id``), and the id of its
-seamhost session is in every result's ``_meta`` (``seamhost/session``).
+instructions; over HTTP a connection is an MCP session (``Mcp-Session-Id``; a request without
+one is a connection of its own), and the id of its seamhost session is in every result's
+``_meta`` (``seamhost/session``).
 
 Requests the SDK cannot parse (malformed JSON-RPC, unknown methods, invalid params) get its
 protocol errors; a call whose arguments are not an object, or are larger than
@@ -42,6 +43,9 @@ MAX_ARGUMENTS_BYTES = 4 << 20  # 4 MiB of arguments JSON: larger calls are refus
 PROGRESS_INTERVAL_S = 1.0  # a running call reports progress this often when asked to
 DEFAULT_ELICITATION_TIMEOUT_S = 300.0  # without [plugins.user-approval] timeout_seconds
 STDIO = "stdio"
+# The key of an HTTP request that names no MCP session (a stateless client): the request is
+# its own connection, and its session is closed once it is answered.
+ONE_REQUEST = "request-"
 
 
 class Gateway:
@@ -115,7 +119,19 @@ class Gateway:
     async def call_tool(
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        conductor = self.conductor(connection_key(ctx))
+        key = connection_key(ctx)
+        try:
+            return await self._call_tool(ctx, params, self.conductor(key))
+        finally:
+            if key.startswith(ONE_REQUEST):  # no connection to outlive: its session ends here
+                await asyncio.shield(self.forget(key))
+
+    async def _call_tool(
+        self,
+        ctx: ServerRequestContext[Any],
+        params: types.CallToolRequestParams,
+        conductor: Conductor,
+    ) -> types.CallToolResult:
         session_id = conductor.session.id
         arguments = params.arguments if params.arguments is not None else {}
         raw = json.dumps(arguments, ensure_ascii=False, allow_nan=False)
@@ -155,7 +171,7 @@ def connection_key(ctx: ServerRequestContext[Any]) -> str:
     request = ctx.request
     headers = getattr(request, "headers", None)
     if headers is not None:
-        return str(headers.get("mcp-session-id") or f"request-{id(request)}")
+        return str(headers.get("mcp-session-id") or f"{ONE_REQUEST}{id(request)}")
     return STDIO
 
 
