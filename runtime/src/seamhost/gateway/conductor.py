@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING
 
 import attrs
 
+from seamhost.approval.request import Answerers
 from seamhost.errors import ErrorCode, describe
 from seamhost.gateway.elicitation import Asker, chain
 from seamhost.llm.adapter import ToolCallProposal
@@ -60,7 +61,6 @@ from seamhost.tool.result import ToolResult
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from seamhost.approval.request import Answerers
     from seamhost.approval.service import ApprovalService
     from seamhost.kernel.bundle import Bundle
     from seamhost.session.live import Session
@@ -97,9 +97,7 @@ class Conductor:
         self.bundle = bundle
         self.session = session
         seams = bundle.seams
-        from seamhost.approval.request import Answerers
-
-        bundle_chain: Answerers = Answerers(
+        bundle_chain = Answerers(
             tuple(seams.implementers("approval/request")), seams.approval_request
         )
         self._askers: dict[str, Asker] = {}  # by call id, while its batch runs
@@ -190,11 +188,15 @@ class Conductor:
                     if pending.cancelled and not pending.done.done():
                         pending.done.cancel()  # never taken: nothing was recorded
                 self._queue = []
+                failed = None
                 if batch and self.parked is None:
-                    await self._run_batch(batch)
+                    try:
+                        await self._run_batch(batch)
+                    except Exception as exc:  # the log refused a record: the session is unusable
+                        failed = describe(exc)
                 for pending in batch:  # parked, or a batch that failed: nothing to wait for
                     if not pending.done.done():
-                        pending.done.set_result(self._unsettled(pending))
+                        pending.done.set_result(self._unsettled(pending, failed))
         finally:
             self._driver = None
 
@@ -251,9 +253,16 @@ class Conductor:
             session.append(StepEnd(turn=turn, step=opened.pop()))
         session.append(TurnEnd(turn=turn, reason=reason, message=message))  # type: ignore[arg-type]
 
-    def _unsettled(self, pending: Pending) -> ToolResult:
-        """The answer for a call its batch did not settle: parked after it, or never started."""
+    def _unsettled(self, pending: Pending, failed: str | None) -> ToolResult:
+        """The answer for a call its batch did not settle: parked, failed, or never started."""
         call_id = pending.call_id or "-"
+        if failed is not None:  # whether its body ran cannot be told from here: never a guess
+            return ToolResult.failure(
+                call_id,
+                ErrorCode.TOOL_OUTCOME_UNKNOWN,
+                f"the session failed while the call was governed ({failed}); "
+                f"`seamhost session show {self.session.id}` says how far it went",
+            )
         if self.parked is not None:
             return ToolResult.failure(
                 call_id,
