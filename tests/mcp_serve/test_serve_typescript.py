@@ -3,7 +3,7 @@
 ``tests/mcp_serve/node/client.mjs`` is the SDK's own ``Client`` with a ``StdioClientTransport``
 that starts a real ``seamhost mcp serve``; it answers elicitations "accept". The SDK is
 installed from the npm registry into ``tests/mcp_serve/node/node_modules`` (git-ignored) by
-``npm ci`` on first use (``.ci/run`` does it too). The test is skipped, saying why, only when
+``npm install`` on first use (``.ci/run`` does it too). The test is skipped, saying why, only when
 Node or npm is missing or the registry cannot be reached.
 """
 
@@ -34,7 +34,7 @@ def node() -> str:
         )
     if not SDK.exists():
         installed = subprocess.run(
-            [npm, "ci", "--no-audit", "--no-fund"],
+            [npm, "install", "--no-audit", "--no-fund", "--no-package-lock"],
             cwd=NODE_DIR,
             capture_output=True,
             text=True,
