@@ -14,16 +14,11 @@ import time
 import click
 
 from seamhost.cli.exitcodes import ExitCode
+from seamhost.cli.profile_option import profile_option
 
 
 @click.command()
-@click.option(
-    "--profile",
-    "profile_ref",
-    default="default",
-    show_default=True,
-    help="The profile whose session/store provider holds the sessions.",
-)
+@profile_option("the one whose store holds the sessions")
 @click.option("--json", "as_json", is_flag=True, help="One JSON array of the pending approvals.")
 def approvals(profile_ref: str, as_json: bool) -> None:
     """List the deferred approvals every stored session waits on.
@@ -107,13 +102,7 @@ def _decide(
 
 def _options(command: click.Command) -> click.Command:
     for option in (
-        click.option(
-            "--profile",
-            "profile_ref",
-            default="default",
-            show_default=True,
-            help="The profile whose store holds the session.",
-        ),
+        profile_option("the one whose store holds the session"),
         click.option("--as", "decider", help="Who decides (default: the current user)."),
         click.option("--reason", help="Why; recorded in the decision."),
         # click lists arguments in the order they are applied: SESSION, then APPROVAL.
