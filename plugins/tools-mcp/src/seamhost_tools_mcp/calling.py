@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from mcp.shared.exceptions import MCPError
 from mcp_types import (
@@ -33,6 +33,7 @@ from mcp_types import (
     CallToolResult,
     CancelledNotification,
     CancelledNotificationParams,
+    RequestParamsMeta,
 )
 
 from seamhost import ErrorCode, SandboxUnavailable, ToolFailed, ToolOutput
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
     from seamhost_tools_mcp.connection import Connected
     from seamhost_tools_mcp.mounted import MountedTool
     from seamhost_tools_mcp.pool import Pool
+
 
 async def call(tool: MountedTool, pool: Pool, ctx: ToolContext) -> ToolOutput:
     """Call `tool` on its server for `ctx` (see the module docstring)."""
@@ -66,16 +68,18 @@ async def call(tool: MountedTool, pool: Pool, ctx: ToolContext) -> ToolOutput:
             f"{server.name!r} {said}; nothing was sent. Check the change and re-pin it "
             "(`seamhost mcp pins`).",
         )
-    progress: list[float | None] = []
+    seen: list[float | None] = []  # the last progress notification: progress, total
 
-    async def on_progress(done: float, total: float | None, message: str | None) -> None:
-        progress[:] = [done, total]
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        seen[:] = [progress, total]
 
     request = CallToolRequest(
         params=CallToolRequestParams(
             name=tool.descriptor.name,
             arguments=thaw(ctx.arguments),
-            _meta=call_meta(ctx.idempotency_key, ctx.call_id, ctx.attempt),
+            _meta=cast(
+                "RequestParamsMeta", call_meta(ctx.idempotency_key, ctx.call_id, ctx.attempt)
+            ),
         )
     )
     sending = asyncio.ensure_future(
@@ -85,8 +89,8 @@ async def call(tool: MountedTool, pool: Pool, ctx: ToolContext) -> ToolOutput:
     )
     await _settle(sending, connected, ctx, server.cancel_grace_s)
     meta: dict[str, Any] = {"mcp_server": server.name}
-    if progress:
-        meta["progress"] = list(progress)
+    if seen:
+        meta["progress"] = list(seen)
     try:
         return _output(tool, sending, connected, ctx, meta)
     finally:
@@ -167,7 +171,9 @@ def _lost(tool: MountedTool, problem: str, code: ErrorCode, meta: dict[str, Any]
 
 
 def _result(tool: MountedTool, result: CallToolResult, meta: dict[str, Any]) -> ToolOutput:
-    blocks = [block.model_dump(by_alias=True, mode="json", exclude_none=True) for block in result.content]
+    blocks = [
+        block.model_dump(by_alias=True, mode="json", exclude_none=True) for block in result.content
+    ]
     text = "\n".join(_text(block) for block in blocks)
     if result.is_error:
         message = text or "the tool reported an error"

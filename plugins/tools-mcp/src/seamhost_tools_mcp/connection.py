@@ -30,7 +30,7 @@ from seamhost_tools_mcp.ledger import Ledger
 from seamhost_tools_mcp.stdio import Confine, Launch
 
 if TYPE_CHECKING:
-    from mcp.shared._stream_protocols import WriteStream
+    from mcp.client._transport import ReadStream, WriteStream
 
     from seamhost_tools_mcp.settings import ServerSettings, Settings
 
@@ -151,6 +151,8 @@ async def _connected(
     confinement: Mapping[str, Any],
     environ: Mapping[str, str],
 ) -> AsyncIterator[Connected]:
+    read: ReadStream[SessionMessage | Exception]
+    write: WriteStream[SessionMessage]
     async with contextlib.AsyncExitStack() as stack:
         if server.command:
             workspace: Path = confinement["workspace"]
@@ -190,7 +192,9 @@ async def _connected(
                 return None
 
         session = await stack.enter_async_context(
-            ClientSession(read, write, client_info=Implementation(name="seamhost", version=__version__))
+            ClientSession(
+                read, write, client_info=Implementation(name="seamhost", version=__version__)
+            )
         )
         connected = Connected(server, session, ledger, failure)
         try:

@@ -33,7 +33,11 @@ class ServerIdentity(NamedTuple):
     protocol_version: str
 
     def to_json(self) -> dict[str, str]:
-        return {"name": self.name, "version": self.version, "protocol_version": self.protocol_version}
+        return {
+            "name": self.name,
+            "version": self.version,
+            "protocol_version": self.protocol_version,
+        }
 
 
 class Descriptor(NamedTuple):

@@ -53,9 +53,8 @@ class MountedTool:
         trust = server.trust_annotations
         read_only_hint = trust and descriptor.hint("readOnlyHint") is True
         self.trusted = tuple(h for h in HINTS if trust and descriptor.hint(h) is not None)
-        self.overridden = tuple(
-            k for k in ("effect", "idempotent", "concurrency_safe") if override and getattr(override, k) is not None
-        )
+        keys = ("effect", "idempotent", "concurrency_safe")
+        self.overridden = tuple(k for k in keys if override and getattr(override, k) is not None)
         self.effect = (override and override.effect) or ("read-only" if read_only_hint else "write")
         self.idempotent = _first(
             override and override.idempotent, trust and descriptor.hint("idempotentHint") is True

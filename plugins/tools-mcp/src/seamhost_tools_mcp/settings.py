@@ -116,7 +116,7 @@ CONFIG_SCHEMA: Mapping[str, Any] = {
         "max_message_bytes": {
             "type": "integer",
             "minimum": 1024,
-            "description": "The largest JSON-RPC message read from a stdio server (default 16 MiB).",
+            "description": "The largest JSON-RPC message a stdio server may send (default 16 MiB).",
         },
     },
     "additionalProperties": False,

@@ -51,9 +51,9 @@ class StdioChannel:
         self._to_session, self.read_stream = anyio.create_memory_object_stream[
             SessionMessage | Exception
         ](32)
-        self.write_stream, self._from_session = anyio.create_memory_object_stream[
-            SessionMessage
-        ](32)
+        self.write_stream, self._from_session = anyio.create_memory_object_stream[SessionMessage](
+            32
+        )
         self._tasks = (
             asyncio.ensure_future(self._read()),
             asyncio.ensure_future(self._write()),
@@ -90,8 +90,10 @@ class StdioChannel:
             return
         finally:
             if self.failure is not None and self.process.returncode is None:
-                # A server that broke the protocol is not talked to again.
-                asyncio.ensure_future(self.stop())
+                # A server that broke the protocol is not talked to again: stop it now (the
+                # connection's close reaps it).
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(self.process.pid, signal.SIGKILL)
 
     async def _write(self) -> None:
         stdin = self.process.stdin
