@@ -34,8 +34,9 @@ from seamhost.errors import SandboxUnavailable, describe
 from seamhost_tools_mcp.errors import McpServerError
 from seamhost_tools_mcp.ledger import Ledger
 
-INHERITED_ENV = ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "LC_ALL", "TMPDIR")
+INHERITED_ENV = ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "LC_ALL")
 STOP_GRACE_SECONDS = 2.0
+EXIT_WAIT_SECONDS = 0.5  # how long a server that closed stdout gets to report its exit code
 Confine = Callable[[ConfineRequest], Awaitable[ConfinedCommand]]
 
 
@@ -72,6 +73,8 @@ class StdioChannel:
                     try:
                         line = await stdout.readuntil(b"\n")
                     except asyncio.IncompleteReadError:
+                        with contextlib.suppress(TimeoutError):
+                            await asyncio.wait_for(self.process.wait(), EXIT_WAIT_SECONDS)
                         self._fail(f"closed its stdout (exit code {self.process.returncode})")
                         return
                     except (asyncio.LimitOverrunError, ValueError):
