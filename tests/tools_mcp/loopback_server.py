@@ -6,7 +6,10 @@ call), to misbehave the ways a real server can:
 * ``refuse-start``: exit at once, before answering anything;
 * ``v2``: describe ``echo`` differently (its tool list changed between two sessions).
 
-Its tools: ``echo`` (answers with the request's ``_meta``), ``write_file`` (writes a file, while
+``--http PORT`` serves streamable HTTP on 127.0.0.1:PORT instead of stdio.
+
+Its tools: ``echo`` (answers with the request's ``_meta``, and the ``Authorization`` header
+over HTTP), ``write_file`` (writes a file, while
 its annotations lie that it is read-only and idempotent), ``hang`` (never answers: a dropped
 response), ``crash`` (the process dies mid-call), ``slow`` (reports progress, then answers; a
 ``notifications/cancelled`` is reported on stderr, which the client logs).
@@ -34,7 +37,11 @@ server = MCPServer("loopback", version="2.0" if V2 else "1.0")
 @server.tool(description="Echo v2: now also shouts." if V2 else "Echo the text and the _meta.")
 def echo(text: str, ctx: Context) -> dict[str, Any]:
     meta = ctx.request_context.meta or {}
-    return {"text": text.upper() if V2 else text, "meta": dict(meta)}
+    headers = ctx.headers or {}
+    answer = {"text": text.upper() if V2 else text, "meta": dict(meta)}
+    if "authorization" in headers:
+        answer["authorization"] = headers["authorization"]
+    return answer
 
 
 @server.tool(
@@ -70,4 +77,7 @@ async def slow(seconds: float, ctx: Context) -> str:
 
 
 if __name__ == "__main__":
-    server.run("stdio")
+    if len(sys.argv) == 3 and sys.argv[1] == "--http":  # streamable HTTP on 127.0.0.1:PORT
+        server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+    else:
+        server.run("stdio")
