@@ -7,7 +7,9 @@ Not an SDK server on purpose: the SDK would refuse to send what this one sends.
 * ``bad-schema``: lists a tool whose ``inputSchema`` is not a JSON Schema;
 * ``collide``: lists ``a.b`` and ``a_b``, which mount under one name;
 * ``twice``: lists the same tool twice;
-* ``bad-output``: a well-formed server whose tool breaks its own ``outputSchema``.
+* ``bad-output``: a well-formed server whose tool breaks its own ``outputSchema``;
+* ``garbage-call`` and ``huge-call``: well-formed until a ``tools/call``, which they answer with
+  a line that is not JSON-RPC, or with a 2 MiB message.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ TOOLS = {
     "bad-schema": [tool("bad", inputSchema={"type": "object", "properties": {"x": {"type": 7}}})],
     "collide": [tool("a.b"), tool("a_b")],
     "twice": [tool("same"), tool("same")],
+    "garbage-call": [tool("answer")],
+    "huge-call": [tool("answer")],
     "bad-output": [
         tool(
             "answer",
@@ -63,6 +67,12 @@ for line in sys.stdin:
         }
     elif method == "tools/list":
         result = {"tools": TOOLS.get(MODE, [])}
+    elif method == "tools/call" and MODE == "garbage-call":
+        sys.stdout.write("{not json\n")
+        sys.stdout.flush()
+        continue
+    elif method == "tools/call" and MODE == "huge-call":
+        result = {"content": [{"type": "text", "text": "x" * (2 * 1024 * 1024)}]}
     elif method == "tools/call":
         result = {
             "content": [{"type": "text", "text": "n is a string"}],

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator, Mapping
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,6 +22,15 @@ def hostile(mode: str) -> str:
     return f"[plugins.tools-mcp.servers.evil]\ncommand = {json.dumps([*HOSTILE, mode])}\n"
 
 
+def limited(profile: Path) -> Path:
+    """`profile` with a 1 MiB limit on the messages a server may send."""
+    text = profile.read_text().replace(
+        "startup_timeout_s = 20\n", "startup_timeout_s = 20\nmax_message_bytes = 1048576\n"
+    )
+    profile.write_text(text)
+    return profile
+
+
 @pytest.mark.parametrize(
     ("mode", "problem"),
     [
@@ -32,11 +42,7 @@ def hostile(mode: str) -> str:
     ],
 )
 def test_a_hostile_server_fails_the_bundle_naming_it(area: Area, mode: str, problem: str) -> None:
-    profile = area.profile(hostile(mode).replace("[plugins.tools-mcp.servers.evil]\n", "", 0))
-    text = profile.read_text().replace(
-        "startup_timeout_s = 20\n", "startup_timeout_s = 20\nmax_message_bytes = 1048576\n"
-    )
-    profile.write_text(text)
+    profile = limited(area.profile(hostile(mode)))
     with pytest.raises(PluginLoadError) as caught:
         build_bundle(resolve_profile(str(profile)))
     message = str(caught.value)
@@ -51,6 +57,23 @@ def test_a_result_that_breaks_its_output_schema_is_a_tool_error(area: Area) -> N
     assert run.codes == {"c1": "TOOL_ERROR"}
     assert "breaks its output schema" in run.contents["c1"]
     assert "value.n" in run.contents["c1"] or "n" in run.contents["c1"]
+
+
+@pytest.mark.parametrize(
+    ("mode", "problem"),
+    [
+        ("garbage-call", "sent something that is not JSON-RPC: '{not json'"),
+        ("huge-call", "sent a message larger than 1048576 bytes"),
+    ],
+)
+def test_a_server_that_breaks_the_protocol_mid_call_leaves_an_unknown_outcome(
+    area: Area, mode: str, problem: str
+) -> None:
+    profile = limited(area.profile(hostile(mode), scenario=one_call("evil__answer", {})))
+    run = run_turn(profile, area)
+    assert run.codes == {"c1": "TOOL_OUTCOME_UNKNOWN"}  # the request had left: it may have run
+    assert 'MCP server "evil"' in run.contents["c1"]
+    assert problem in run.contents["c1"]
 
 
 def test_an_unreachable_server_fails_the_bundle_unless_optional(area: Area) -> None:
