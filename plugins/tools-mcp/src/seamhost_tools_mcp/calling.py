@@ -95,8 +95,16 @@ async def call(tool: MountedTool, pool: Pool, ctx: ToolContext) -> ToolOutput:
         return _output(tool, sending, connected, ctx, meta)
     finally:
         connected.ledger.forget(ctx.idempotency_key, ctx.attempt)
-        if connected.failure is not None:
+        if connected.failure is not None or _closed(sending):
+            # The connection is gone: the next call opens a fresh one.
             await pool.drop(server, tool.confinement(ctx)["workspace"])
+
+
+def _closed(sending: asyncio.Future[CallToolResult]) -> bool:
+    if sending.cancelled():
+        return False
+    exc = sending.exception()
+    return isinstance(exc, MCPError) and exc.code == CONNECTION_CLOSED
 
 
 async def _settle(

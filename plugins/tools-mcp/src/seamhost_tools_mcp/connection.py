@@ -79,12 +79,7 @@ class Connected:
         self.session = session
         self.ledger = ledger
         self._failure = failure
-        info = session.server_info
-        self.identity = ServerIdentity(
-            info.name if info else "?",
-            info.version if info else "?",
-            session.protocol_version or "?",
-        )
+        self.identity = ServerIdentity("?", "?", "?")  # who answered, once initialized
 
     @property
     def failure(self) -> str | None:
@@ -207,12 +202,9 @@ async def _connected(
             raise
         except Exception as exc:
             raise connected.error(exc, "initialize") from exc
-        connected.identity = _identity(session, connected.identity)
+        info = session.server_info
+        if info is not None:
+            connected.identity = ServerIdentity(
+                info.name, info.version, session.protocol_version or "?"
+            )
         yield connected
-
-
-def _identity(session: ClientSession, fallback: ServerIdentity) -> ServerIdentity:
-    info = session.server_info
-    if info is None:
-        return fallback
-    return ServerIdentity(info.name, info.version, session.protocol_version or "?")
