@@ -120,6 +120,7 @@ class Run:
     contents: dict[str, str]
     values: dict[str, Any]
     dispatched: tuple[str, ...]
+    metas: dict[str, dict[str, Any]] = attrs.field(factory=dict)
 
 
 def records_of(session: Session) -> list[tuple[str, dict[str, Any]]]:
@@ -154,7 +155,7 @@ def run_turn(
         asyncio.run(turn())
     finally:
         session.close()
-    codes, contents, values, dispatched = {}, {}, {}, []
+    codes, contents, values, metas, dispatched = {}, {}, {}, {}, []
     for kind, data in records_of(session):
         if kind == "tool/dispatch":
             dispatched.append(data["call_id"])
@@ -163,7 +164,8 @@ def run_turn(
             codes[data["call_id"]] = error["code"] if error else "ok"
             contents[data["call_id"]] = data["content"]
             values[data["call_id"]] = data.get("value")
-    return Run(bundle, session, codes, contents, values, tuple(dispatched))
+            metas[data["call_id"]] = data.get("meta") or {}
+    return Run(bundle, session, codes, contents, values, tuple(dispatched), metas)
 
 
 def one_call(tool: str, args: dict[str, Any], call_id: str = "c1") -> str:

@@ -65,6 +65,10 @@ def test_a_call_returns_its_structured_result_and_the_header_records_the_pin(are
     assert run.codes == {"c1": "ok"}
     assert run.values["c1"]["timezone"] == "Europe/Paris"
     assert "datetime" in run.values["c1"]
+    meta = run.metas["c1"]  # how the server that answered was confined
+    assert meta["server_sandbox"] == "workspace-write"
+    assert meta["server_backend"] in ("bwrap", "landlock")
+    assert meta["server_enforcement"] in ("full", "partial")
     header = run.session.header.bundle
     entry = next(t for t in header["tools"] if t["name"] == "time__get_current_time")
     assert entry["origin"]["server_info"]["name"] == "mcp-time"

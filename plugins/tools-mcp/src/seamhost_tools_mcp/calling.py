@@ -89,6 +89,7 @@ async def call(tool: MountedTool, pool: Pool, ctx: ToolContext) -> ToolOutput:
     )
     await _settle(sending, connected, ctx, server.cancel_grace_s)
     meta: dict[str, Any] = {"mcp_server": server.name}
+    meta.update({f"server_{key}": value for key, value in connected.confined.items()})
     if seen:
         meta["progress"] = list(seen)
     try:

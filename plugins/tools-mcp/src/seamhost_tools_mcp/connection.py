@@ -74,11 +74,13 @@ class Connected:
         session: ClientSession,
         ledger: Ledger,
         failure: Callable[[], str | None],
+        confined: Mapping[str, str] | None = None,
     ) -> None:
         self.server = server
         self.session = session
         self.ledger = ledger
         self._failure = failure
+        self.confined = dict(confined or {})  # a stdio server's sandbox, backend, enforcement
         self.identity = ServerIdentity("?", "?", "?")  # who answered, once initialized
 
     @property
@@ -162,6 +164,7 @@ async def _connected(
             )
             channel = await stack.enter_async_context(launch.open(confine, confinement))
             read, write, ledger = channel.read_stream, channel.write_stream, channel.ledger
+            confined = channel.confined
 
             def failure() -> str | None:
                 return channel.failure
@@ -182,6 +185,7 @@ async def _connected(
             )
             ledger = Ledger()
             write = Outbox(raw_write, ledger)
+            confined = {}
 
             def failure() -> str | None:
                 return None
@@ -191,7 +195,7 @@ async def _connected(
                 read, write, client_info=Implementation(name="seamhost", version=__version__)
             )
         )
-        connected = Connected(server, session, ledger, failure)
+        connected = Connected(server, session, ledger, failure, confined)
         try:
             with anyio.fail_after(settings.startup_timeout_s):
                 await session.initialize()

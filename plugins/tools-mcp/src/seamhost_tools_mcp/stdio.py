@@ -49,6 +49,7 @@ class StdioChannel:
         self.limit = limit
         self.ledger = Ledger()
         self.failure: str | None = None
+        self.confined: dict[str, str] = {}  # the server's sandbox mode, backend, enforcement
         self._to_session, self.read_stream = anyio.create_memory_object_stream[
             SessionMessage | Exception
         ](32)
@@ -173,8 +174,10 @@ class Launch:
         if request["mode"].confining:
             wrapped = await self.confined(confine, request)
             argv, env, fds = wrapped.argv, dict(wrapped.env), wrapped.pass_fds
+            confined = {"backend": wrapped.backend, "enforcement": wrapped.enforcement}
         else:
             argv, env, fds = self.argv, self.env, ()
+            confined = {"backend": "none", "enforcement": "none"}
         self.log.parent.mkdir(parents=True, exist_ok=True)
         with self.log.open("ab") as log:
             try:
@@ -192,6 +195,7 @@ class Launch:
             except OSError as exc:
                 raise McpServerError(self.server, f"could not be started: {describe(exc)}") from exc
         channel = StdioChannel(self.server, process, self.limit)
+        channel.confined = {"sandbox": str(request["mode"]), **confined}
         try:
             yield channel
         finally:
