@@ -30,6 +30,7 @@ STATE = Path(os.environ.get("LOOPBACK_STATE", "."))
 if (STATE / "refuse-start").exists():
     sys.exit(3)
 V2 = (STATE / "v2").exists()
+print(f"loopback: started, pid {os.getpid()}", file=sys.stderr, flush=True)
 
 server = MCPServer("loopback", version="2.0" if V2 else "1.0")
 

@@ -199,3 +199,17 @@ def test_a_confined_server_cannot_write_outside_the_workspace(area: Area, mode: 
     else:
         assert run.codes["inside"] == "TOOL_ERROR"
         assert not inside.exists()
+
+
+def test_concurrent_calls_share_one_connection(area: Area) -> None:
+    extra = "[plugins.tools-mcp.servers.loop.overrides.echo]\nconcurrency_safe = true\n"
+    calls = "".join(
+        f'[[turn.step.call]]\nid = "c{n}"\ntool = "loop__echo"\nargs = {{ text = "{n}" }}\n'
+        for n in range(4)
+    )
+    scenario = '[[turn]]\nuser = "go"\nfinal = "done"\n[[turn.step]]\n' + calls
+    run = run_turn(area.profile(loopback(area, extra), scenario=scenario), area)
+    assert run.codes == {f"c{n}": "ok" for n in range(4)}
+    assert [run.values[f"c{n}"]["text"] for n in range(4)] == ["0", "1", "2", "3"]
+    # One start to list the tools at bundle build, one for the session's four calls.
+    assert (area.root / "logs" / "loop.log").read_text().count("loopback: started") == 2

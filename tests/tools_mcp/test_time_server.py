@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -97,3 +98,34 @@ def test_only_the_listed_tools_are_exposed(area: Area) -> None:
     missing = area.profile(TIME + 'tools = ["no_such_tool"]\n', name="missing.toml")
     with pytest.raises(PluginLoadError, match=r'MCP server "time": does not list .*no_such_tool'):
         build_bundle(resolve_profile(str(missing)))
+
+
+def test_trusted_read_only_calls_share_one_server_in_parallel(area: Area) -> None:
+    scenario = """
+    [[turn]]
+    user = "go"
+    final = "done"
+    [[turn.step]]
+    [[turn.step.call]]
+    id = "tokyo"
+    tool = "time__get_current_time"
+    args = { timezone = "Asia/Tokyo" }
+    [[turn.step.call]]
+    id = "lima"
+    tool = "time__get_current_time"
+    args = { timezone = "America/Lima" }
+    """
+    profile = area.profile(TIME + "trust_annotations = true\n", scenario=scenario)
+    run = run_turn(profile, area)
+    assert run.codes == {"tokyo": "ok", "lima": "ok"}
+    assert run.values["tokyo"]["timezone"] == "Asia/Tokyo"
+    assert run.values["lima"]["timezone"] == "America/Lima"
+
+
+def test_a_bundle_built_inside_a_running_event_loop(area: Area) -> None:
+    profile = area.profile(TIME)
+
+    async def build() -> set[str]:
+        return set(build_bundle(resolve_profile(str(profile))).tools)
+
+    assert asyncio.run(build()) == {"time__get_current_time", "time__convert_time"}

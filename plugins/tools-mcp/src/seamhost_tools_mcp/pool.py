@@ -77,8 +77,7 @@ class Pool:
         key = (id(asyncio.get_running_loop()), server.name, confinement["workspace"])
         live = self._live.get(key)
         if live is None or live.broken:
-            if live is not None:
-                await live.close()
+            stale = live
 
             def open_it() -> Any:
                 return connect(
@@ -89,7 +88,10 @@ class Pool:
                     environ=self.environ,
                 )
 
+            # Stored before any await, so that calls arriving together share one connection.
             live = self._live[key] = Live(open_it)
+            if stale is not None:
+                await stale.close()
         try:
             return await asyncio.shield(live.ready)
         except Exception:
