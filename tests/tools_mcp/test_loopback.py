@@ -9,6 +9,7 @@ import pytest
 from seamhost.kernel.bundle import build_bundle
 from seamhost.kernel.profile.resolve import resolve_profile
 from seamhost.run.agent import Agent
+from tests.sandbox_local.conftest import working
 from tests.tools_mcp.conftest import Area, loopback, one_call, run_turn
 
 AGAIN = one_call("loop__echo", {"text": "again"}, call_id="second")
@@ -171,8 +172,12 @@ def test_cancellation_sends_notifications_cancelled_and_waits(area: Area) -> Non
     assert "notifications/cancelled" in run.contents["c1"]
 
 
+@pytest.mark.parametrize("backend", ["bwrap", "landlock"])
 @pytest.mark.parametrize("mode", ["workspace-write", "read-only"])
-def test_a_confined_server_cannot_write_outside_the_workspace(area: Area, mode: str) -> None:
+def test_a_confined_server_cannot_write_outside_the_workspace(
+    area: Area, mode: str, backend: str
+) -> None:
+    working(backend)  # skips, saying why, where the backend cannot work on this machine
     target = area.outside / "escaped.txt"
     inside = area.workspace / "inside.txt"
     scenario = f"""
@@ -190,12 +195,16 @@ def test_a_confined_server_cannot_write_outside_the_workspace(area: Area, mode: 
     tool = "loop__write_file"
     args = {{ path = "{inside}", text = "kept" }}
     """
-    run = run_turn(area.profile(loopback(area), scenario=scenario, mode=mode), area)
+    plugins = f'[plugins.sandbox-local]\nbackends = ["{backend}"]\n'
+    run = run_turn(
+        area.profile(loopback(area), scenario=scenario, mode=mode, plugins=plugins), area
+    )
     assert run.codes["outside"] == "TOOL_ERROR"
     assert not target.exists()
     if mode == "workspace-write":
         assert run.codes["inside"] == "ok"
         assert inside.read_text() == "kept"
+        assert run.metas["inside"]["server_backend"] == backend
     else:
         assert run.codes["inside"] == "TOOL_ERROR"
         assert not inside.exists()
@@ -213,3 +222,29 @@ def test_concurrent_calls_share_one_connection(area: Area) -> None:
     assert [run.values[f"c{n}"]["text"] for n in range(4)] == ["0", "1", "2", "3"]
     # One start to list the tools at bundle build, one for the session's four calls.
     assert (area.root / "logs" / "loop.log").read_text().count("loopback: started") == 2
+
+
+@pytest.mark.parametrize(
+    ("server_mode", "session_mode", "writes", "backend"),
+    [
+        ("read-only", "workspace-write", False, None),  # the server's own, stricter mode
+        (None, "danger-full-access", True, None),  # an unconfined session: still confined
+        ("danger-full-access", "workspace-write", True, "none"),  # only when the table says so
+    ],
+)
+def test_the_server_mode_is_its_own_and_never_silently_unconfined(
+    area: Area, server_mode: str | None, session_mode: str, writes: bool, backend: str | None
+) -> None:
+    inside = area.workspace / "inside.txt"
+    extra = f'sandbox = "{server_mode}"\n' if server_mode else ""
+    scenario = one_call("loop__write_file", {"path": str(inside), "text": "kept"})
+    run = run_turn(area.profile(loopback(area, extra), scenario=scenario, mode=session_mode), area)
+    assert (run.codes["c1"] == "ok") is writes
+    assert inside.exists() is writes
+    if writes:
+        expected = server_mode or "workspace-write"
+        assert run.metas["c1"]["server_sandbox"] == expected
+        if backend is not None:
+            assert run.metas["c1"]["server_backend"] == backend
+        else:
+            assert run.metas["c1"]["server_backend"] in ("bwrap", "landlock")
