@@ -24,7 +24,11 @@ BIN = str(Path(sys.executable).parent)
 
 
 def seamhost(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PATH": BIN + os.pathsep + os.environ.get("PATH", "")}
+    env = {
+        **os.environ,
+        "PATH": BIN + os.pathsep + os.environ.get("PATH", ""),
+        "SEAMHOST_HOME": str(cwd / "home"),  # sessions of shipped profiles stay in the test's area
+    }
     return subprocess.run(
         [sys.executable, "-m", "seamhost", *args],
         cwd=cwd,
