@@ -1,7 +1,8 @@
 """At bundle build: connect to every server, record who it is and what its tools are.
 
 Every server is connected to concurrently (one event loop, on a thread of its own when the
-caller already runs one), initialized, listed, and closed again. What a server lists is checked
+caller already runs one), initialized, listed, and closed again; a confined server is listed in
+``read-only`` (:func:`confinement_at_build`). What a server lists is checked
 before anything is registered, each problem an error naming the server: a tool listed twice, a
 ``tools = [...]`` entry it does not list, a schema that is not a JSON Schema (or whose root is
 not an object), a mounted name that is too long or that two tools share. A server that cannot
@@ -17,7 +18,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
-from seamhost import SandboxPolicy, SandboxUnavailable
+from seamhost import SandboxMode, SandboxPolicy, SandboxUnavailable
 from seamhost.schema import compile_schema
 from seamhost_tools_mcp.connection import connect
 from seamhost_tools_mcp.descriptors import MAX_NAME, Descriptor, ServerIdentity, mounted_name
@@ -66,10 +67,16 @@ async def _await(make: Callable[[], Awaitable[T]]) -> T:
 
 
 def confinement_at_build(server: ServerSettings, sandbox: SandboxPolicy) -> dict[str, Any]:
-    """The ConfineRequest fields of a stdio server started to be listed at bundle build."""
+    """The ConfineRequest fields of a stdio server started to be listed at bundle build.
+
+    Listing changes nothing, and there is no session workspace yet (the directory the command
+    runs in stands for it), so a confined server is listed in ``read-only``; only a server whose
+    table asks for ``danger-full-access`` runs as it asked.
+    """
     workspace = server.cwd or Path.cwd()
+    mode = server.mode(sandbox.mode)
     return {
-        "mode": server.mode(sandbox.mode),
+        "mode": mode if not mode.confining else SandboxMode.READ_ONLY,
         "workspace": workspace,
         "writable_roots": sandbox.writable_roots,
         "network": server.network,
