@@ -132,8 +132,28 @@ class StdioChannel:
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
+        await _drain(process)
         await self.read_stream.aclose()
         await self.write_stream.aclose()
+
+
+async def _drain(process: asyncio.subprocess.Process) -> None:
+    """Read what is left on the stopped server's stdout, so that its pipe (and the process's
+    transport) close; a reader that gave up on an oversized line left the pipe paused. What a
+    surviving descendant still holds open is closed without waiting for it."""
+    stdout = process.stdout
+    if stdout is not None:
+        with contextlib.suppress(TimeoutError, OSError, ValueError):
+            async with asyncio.timeout(STOP_GRACE_SECONDS):
+                while await stdout.read(1 << 16):
+                    pass
+    # asyncio exposes no public close for a subprocess's transport; without it a pipe a
+    # descendant kept open would stay open (and warn) until garbage collection.
+    transport = getattr(process, "_transport", None)
+    close = getattr(transport, "close", None)
+    if callable(close):
+        with contextlib.suppress(PermissionError):
+            close()
 
 
 class Launch:
