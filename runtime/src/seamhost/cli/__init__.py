@@ -31,6 +31,7 @@ _SUBCOMMANDS = {
     "policy": "seamhost.cli.policy:policy",
     "chat": "seamhost.cli.chat:chat",
     "exec": "seamhost.cli.exec:exec_",
+    "mcp": "seamhost.cli.mcp:mcp",
 }
 
 
