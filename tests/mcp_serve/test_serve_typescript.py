@@ -1,16 +1,14 @@
 """A second, independent client: the TypeScript SDK (``@modelcontextprotocol/sdk``) over stdio.
 
-``tests/mcp_serve/node/client.mjs`` is the SDK's own ``Client`` with a ``StdioClientTransport``
-that starts a real ``seamhost mcp serve``; it answers elicitations "accept". The SDK is
-installed from the npm registry into ``tests/mcp_serve/node/node_modules`` (git-ignored) by
-``npm install`` on first use (``.ci/run`` does it too). The test is skipped, saying why, only when
-Node or npm is missing or the registry cannot be reached.
+``tests/node/mcp_serve_client.mjs`` is the SDK's own ``Client`` with a ``StdioClientTransport``
+that starts a real ``seamhost mcp serve``; it answers elicitations "accept". The SDK is one of
+the npm packages of ``tests/node`` (:mod:`tests.node_programs` installs them on first use;
+``.ci/run`` does beforehand, and there a missing Node is a failure, not a skip).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -19,31 +17,17 @@ from pathlib import Path
 import pytest
 
 from tests.mcp_serve.kit import Rig, of_type, outcomes, well_formed
+from tests.node_programs import node_modules
 
-NODE_DIR = Path(__file__).parent / "node"
-SDK = NODE_DIR / "node_modules" / "@modelcontextprotocol" / "sdk"
+CLIENT = Path(__file__).parent.parent / "node" / "mcp_serve_client.mjs"
 
 
 @pytest.fixture(scope="module")
 def node() -> str:
     """The ``node`` executable, with the TypeScript SDK installed next to the client."""
-    node, npm = shutil.which("node"), shutil.which("npm")
-    if node is None or npm is None:
-        pytest.skip(
-            "Node.js and npm are needed for the TypeScript client (apt-get install nodejs npm)"
-        )
-    if not SDK.exists():
-        installed = subprocess.run(
-            [npm, "install", "--no-audit", "--no-fund", "--no-package-lock"],
-            cwd=NODE_DIR,
-            capture_output=True,
-            text=True,
-            timeout=600,
-            check=False,
-        )
-        if installed.returncode != 0:
-            tail = (installed.stderr or installed.stdout).strip().splitlines()[-3:]
-            pytest.skip(f"npm could not install @modelcontextprotocol/sdk: {' / '.join(tail)}")
+    node_modules()
+    node = shutil.which("node")
+    assert node is not None  # node_modules() skipped (or failed) otherwise
     return node
 
 
@@ -61,13 +45,13 @@ def test_the_typescript_sdk_lists_and_calls_through_the_same_governance(
     ]
     environ = {**rig.environment(), "SEAMHOST_TS_CALLS": json.dumps(calls)}
     ran = subprocess.run(
-        [node, str(NODE_DIR / "client.mjs"), sys.executable, *rig.serve_args()],
+        [node, str(CLIENT), sys.executable, *rig.serve_args()],
         capture_output=True,
         text=True,
         env={k: v for k, v in environ.items() if k != "NODE_OPTIONS"},
         timeout=120,
         check=False,
-        cwd=os.fspath(NODE_DIR),
+        cwd=CLIENT.parent,
     )
     assert ran.returncode == 0, ran.stderr
     out = json.loads(ran.stdout.strip().splitlines()[-1])

@@ -516,3 +516,17 @@ def test_a_turn_parked_after_the_first_continues_with_its_own_steps(
         (2, 3, "turn two done"),
     ]
     assert (rig.workspace("s") / "t2s2.txt").exists()
+
+
+def test_approvals_names_a_session_it_cannot_read(rig: Deferring) -> None:
+    approval = rig.park("s")
+    rig.park("t")
+    (log,) = [p for p in (rig.home / "sessions" / "t").iterdir() if p.name.startswith("session.v")]
+    log.write_bytes(b"\x00garbage, not a session log\n" + log.read_bytes()[40:])
+
+    listed = rig.cli("approvals", "--profile", str(rig.profile), "--json")
+
+    assert listed.returncode == 0, listed.stderr
+    assert [p["approval_id"] for p in json.loads(listed.stdout)] == [approval]
+    assert "session t could not be read" in listed.stderr
+    assert "seamhost session verify t" in listed.stderr

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from seamhost_sandbox_local import launch
-from seamhost_sandbox_local.landlock import LAUNCHER, Landlock
+from seamhost_sandbox_local.landlock import BOOTSTRAP, INTERPRETER_FLAGS, LAUNCHER, Landlock
 from seamhost_sandbox_local.verdicts import launcher_verdict
 
 from seamhost.sandbox.confinement import ConfineRequest
@@ -20,8 +20,9 @@ RO, WW = SandboxMode.READ_ONLY, SandboxMode.WORKSPACE_WRITE
 
 
 def launch_raw(*args: str) -> subprocess.CompletedProcess[bytes]:
+    """The launcher run as the backend runs it: the bootstrap, which puts the reaper on the path."""
     return subprocess.run(
-        [sys.executable, "-I", "-S", str(LAUNCHER), *args],
+        [sys.executable, *INTERPRETER_FLAGS, "-c", BOOTSTRAP, *args],
         capture_output=True,
         check=False,
         timeout=30,
@@ -49,6 +50,22 @@ def test_a_malformed_call_never_runs_the_command(args: list[str]) -> None:
     assert done.returncode == launch.EXIT_SETUP_FAILED
     assert done.stderr.startswith(launch.MARKER.encode())
     assert launcher_verdict(done.returncode, done.stderr) == "runner-failure"
+
+
+def test_a_launcher_run_without_the_reaper_on_its_path_never_runs_the_command(
+    tmp_path: Path,
+) -> None:
+    marker = tmp_path / "ran"
+    done = subprocess.run(
+        [sys.executable, "-I", "-S", str(LAUNCHER), "--fs", "1", "--", "touch", str(marker)],
+        capture_output=True,
+        check=False,
+        timeout=30,
+    )
+    assert done.returncode == launch.EXIT_SETUP_FAILED, done.stderr
+    assert b"reaper" in done.stderr
+    assert launcher_verdict(done.returncode, done.stderr) == "runner-failure"
+    assert not marker.exists()
 
 
 def test_a_ruleset_the_kernel_refuses_never_runs_the_command(tmp_path: Path) -> None:

@@ -238,3 +238,43 @@ def test_the_guard_only_ever_denies_or_abstains(lab: PolicyLab) -> None:
     # what the kernel's guard dispatch makes of the votes
     outcomes = [asyncio.run(bundle.seams.tools_guard(call)).verdict for call in calls]
     assert outcomes.count(Verdict.DENY) == 2
+
+
+STRUCTURED_ROOT = """
+[plugins.tool-policy]
+[[plugins.tool-policy.floor]]
+tool = "shell"
+program = "rm"
+flags = ["-r"]
+operand = "/"
+reason = "never wipe the root"
+[[plugins.tool-policy.floor]]
+tool = "shell"
+program = "rm"
+flags = ["-r"]
+operand = "/*"
+reason = "never wipe a top-level directory"
+"""
+
+
+def test_a_relative_operand_is_judged_by_where_it_leads_from_the_workspace(
+    lab: PolicyLab,
+) -> None:
+    bundle = lab.bundle(STRUCTURED_ROOT)
+    up = "/".join([".."] * (len(lab.workspace.parts) - 1))  # from the workspace to /
+    (lab.workspace / "root").symlink_to("/")
+    (lab.workspace / "sub").mkdir()
+    for command, cwd in [
+        (f"rm -rf {up}", None),
+        (f"rm -rf {up}/..", None),
+        (f"rm -rf {up}/usr", None),
+        (f"cd sub && rm -rf ../{up}", None),
+        (f"rm -rf ../{up}", "sub"),
+        ("rm -rf root/", None),
+    ]:
+        args = {"command": command} if cwd is None else {"command": command, "cwd": cwd}
+        decision = lab.guard(bundle, "shell", **args)
+        assert decision.verdict is Verdict.DENY, (command, cwd, decision.reason)
+    for command in ("rm -rf ..", "rm -rf build", f"rm -rf {up}/usr/local", "rm -rf sub/x"):
+        decision = lab.guard(bundle, "shell", command=command)
+        assert decision.verdict is Verdict.ALLOW, (command, decision.reason)

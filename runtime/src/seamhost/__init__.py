@@ -59,6 +59,7 @@ _EXPORTS = {
     "PathPolicy": "seamhost.sandbox.paths",
     "Replacement": "seamhost.sandbox.replacement",
     "RunResult": "seamhost.sandbox.runner",
+    "REAPER": "seamhost.sandbox.runner",
     "ApprovalOutcome": "seamhost.approval.request",
     "ApprovalRequest": "seamhost.approval.request",
     "ApprovalService": "seamhost.approval.service",
@@ -93,6 +94,7 @@ _EXPORTS = {
 __all__ = [
     "CORE_EVENTS",
     "FORMAT_VERSION",
+    "REAPER",
     "ApprovalOutcome",
     "ApprovalRequest",
     "ApprovalService",
@@ -213,6 +215,7 @@ if TYPE_CHECKING:
     from seamhost.sandbox.policy import SandboxMode as SandboxMode
     from seamhost.sandbox.policy import SandboxPolicy as SandboxPolicy
     from seamhost.sandbox.replacement import Replacement as Replacement
+    from seamhost.sandbox.runner import REAPER as REAPER
     from seamhost.sandbox.runner import RunResult as RunResult
     from seamhost.session.codec import EventCatalog as EventCatalog
     from seamhost.session.codec import core_catalog as core_catalog

@@ -55,6 +55,7 @@ class ErrorCode(enum.StrEnum):
     BUDGET_EXCEEDED = "BUDGET_EXCEEDED"  # a [limits] budget (tokens, tool calls) was used up
     DEADLINE_EXCEEDED = "DEADLINE_EXCEEDED"  # the turn's [limits] turn_deadline_s passed
     APPROVAL_DEFERRED = "APPROVAL_DEFERRED"  # a deferred approval expired before anyone answered
+    TOOL_CHANGED = "TOOL_CHANGED"  # the tool's pinned descriptor changed (re-pin to accept it)
 
 
 def describe(exc: BaseException) -> str:

@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 import attrs
 
-from seamhost import ConfinedCommand, ConfineRequest, PathPolicy, SandboxMode
+from seamhost import REAPER, ConfinedCommand, ConfineRequest, PathPolicy, SandboxMode
 from seamhost_sandbox_local import launch
 from seamhost_sandbox_local.probing import Inspection
 from seamhost_sandbox_local.report import CONFINING_MODES, ModeEnforcement
@@ -55,7 +55,7 @@ if TYPE_CHECKING:
 LAUNCHER = Path(launch.__file__)
 INTERPRETER_FLAGS = ("-I", "-S")  # isolated from PYTHON* variables and user site; no site import
 BOOTSTRAP = (
-    f"import sys; sys.path.append({str(LAUNCHER.parent)!r}); "
+    f"import sys; sys.path += [{str(LAUNCHER.parent)!r}, {str(REAPER.parent)!r}]; "
     f"import {LAUNCHER.stem}; sys.exit({LAUNCHER.stem}.main(sys.argv[1:]))"
 )
 MINIMUM_ABI = 1
@@ -142,6 +142,8 @@ class Landlock:
         abi, problem = kernel_abi()
         if not problem and not LAUNCHER.is_file():
             problem = f"the launcher {LAUNCHER} is missing"
+        if not problem and not REAPER.is_file():
+            problem = f"the reaper {REAPER} the launcher imports is missing"
         if not problem and not (sys.executable and os.access(sys.executable, os.X_OK)):
             problem = "this process has no Python interpreter to run the launcher with"
         return cls(abi, problem)

@@ -4,10 +4,9 @@ The Landlock backend runs every confined command as::
 
     python -I -S -c BOOTSTRAP [OPTION ...] -- PROGRAM [ARG ...]
 
-where the bootstrap imports this module from its directory and calls :func:`main` (see
-:mod:`seamhost_sandbox_local.landlock`); ``python -I -S launch.py ...`` does the same, slower by
-the module's compilation. It sits on the path of every command the backend confines, so it
-imports the standard library only (never seamhost).
+where the bootstrap puts this module's directory and the reaper's on the path, imports this
+module and calls :func:`main` (see :mod:`seamhost_sandbox_local.landlock`). It sits on the path
+of every command the backend confines, so it imports the standard library only (never seamhost).
 
 First it makes itself a child subreaper (``PR_SET_CHILD_SUBREAPER``) and forks: the child is
 confined and becomes the command; the launcher stays outside the sandbox (a confined process
@@ -15,8 +14,9 @@ cannot signal it, Landlock scoping signals from ABI 6 on) and waits for it. When
 ended, every process left below the launcher (orphans, even those that left with ``setsid``,
 become its children) is killed and reaped, found by walking ``/proc``; then the launcher ends as
 the command did. ``SIGTERM``, ``SIGINT`` and ``SIGHUP`` (the runner's timeout; its death, through
-``PR_SET_PDEATHSIG``) kill the whole subtree the same way. This is the same reaping as
-:mod:`seamhost.sandbox.reaper`'s, which this file cannot import. In order, the child:
+``PR_SET_PDEATHSIG``) kill the whole subtree the same way. The reaping is
+:mod:`seamhost.sandbox.reaper`'s, imported by its top-level name ``reaper`` (the bootstrap puts
+its directory on the path; it imports the standard library only too). In order, the child:
 
 1. sets ``PR_SET_NO_NEW_PRIVS`` (nothing it executes can gain privileges) and
    ``PR_SET_PDEATHSIG`` (it is killed when the process that started it dies);
@@ -41,7 +41,7 @@ When the command never ran, the launcher exits 126 (the confinement could not be
 Syscall numbers are those of x86_64 and aarch64 (Landlock: 444, 445, 446 on both); on any other
 machine the launcher refuses to run.
 
-It stays one self-contained file, longer than the project's other modules (about a hundred of
+Apart from the reaper it stays one file, longer than the project's other modules (about a hundred of
 its lines are tables of kernel constants: Landlock rights, syscall numbers by machine), because the
 child imports it from its directory as a top-level module, outside its package. Split, it would
 have to import its pieces by top-level name in the child and by package name in the parent, a
@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import importlib
 import os
 import signal
 import stat
@@ -429,67 +430,14 @@ def _become(args: list[str]) -> int:
         return _fail(status, f"cannot run {command[0]}: {exc.strerror}")
 
 
-# -- reaping (the same as seamhost.sandbox.reaper's, which this file cannot import) -----------
-
-
-def _stop(signum: int, frame: object) -> None:
-    raise SystemExit(signum)  # told to stop: out of the wait, into killing the subtree
-
-
-def descendants(root: int) -> list[int]:
-    """Every live process below `root`, from each process's parent in ``/proc/PID/stat``."""
-    children: dict[int, list[int]] = {}
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as fh:
-                info = fh.read()
-        except OSError:  # gone meanwhile
-            continue
-        # "PID (COMM) STATE PPID ...": COMM may hold spaces and parentheses.
-        parent = int(info[info.rindex(b")") + 2 :].split()[1])
-        children.setdefault(parent, []).append(int(name))
-    found, todo = [], [root]
-    while todo:
-        for child in children.get(todo.pop(), ()):
-            found.append(child)
-            todo.append(child)
-    return found
-
-
-def kill_descendants() -> None:
-    """Kill and reap every process below this one, until none is left."""
-    while True:
-        try:
-            if os.waitpid(-1, os.WNOHANG) != (0, 0):
-                continue  # reaped one that had already ended: look again
-        except ChildProcessError:
-            return  # no child at all: nothing can be left below
-        for pid in descendants(os.getpid()):
-            # Not contextlib.suppress: importing contextlib costs every command a millisecond.
-            try:  # noqa: SIM105
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        try:
-            os.waitpid(-1, 0)  # one of them has ended (killed processes cannot fork again)
-        except ChildProcessError:
-            return
-
-
-def _end_like(status: int) -> int:
-    if os.WIFSIGNALED(status):
-        number = os.WTERMSIG(status)
-        if number not in (signal.SIGKILL, signal.SIGSTOP):
-            signal.signal(number, signal.SIG_DFL)
-        os.kill(os.getpid(), number)
-        return 128 + number
-    return os.waitstatus_to_exitcode(status)
-
-
 def main(args: list[str]) -> int:
     """Fork the confined command, wait for it, reap what it left; end as it ended."""
+    # seamhost.sandbox.reaper, by its top-level name: the bootstrap puts its directory on the
+    # path (this file cannot import seamhost, and one copy of the reaping is enough).
+    try:
+        reaper = importlib.import_module("reaper")
+    except ImportError:
+        return _fail(EXIT_SETUP_FAILED, "cannot confine the command: no reaper on the path")
     try:
         kernel = _Kernel()
         kernel.prctl(_PR_SET_CHILD_SUBREAPER, 1, "becoming a child subreaper")
@@ -497,7 +445,7 @@ def main(args: list[str]) -> int:
     except SetupError as exc:
         return _fail(EXIT_SETUP_FAILED, f"cannot confine the command: {exc}")
     for number in _STOPPING:
-        signal.signal(number, _stop)
+        signal.signal(number, reaper.stop)
     status = int(signal.SIGTERM)  # the wait status reported when stopped before the command ended
     try:
         child = os.fork()
@@ -516,8 +464,8 @@ def main(args: list[str]) -> int:
     finally:
         for number in _STOPPING:
             signal.signal(number, signal.SIG_IGN)
-        kill_descendants()
-    return _end_like(status)
+        reaper.kill_descendants()
+    return int(reaper.end_like(status))
 
 
 if __name__ == "__main__":

@@ -113,7 +113,7 @@ class CallView:
     @classmethod
     def of(cls, call: ToolInvocation, argument_names: tuple[str, ...]) -> CallView:
         arguments = call.arguments
-        shell = _shell(arguments)
+        shell = _shell(arguments, call.workspace)
         return cls(
             tool=call.tool.spec.name,
             effect=call.tool.spec.effect,
@@ -148,7 +148,18 @@ class CallView:
                     yield Subject(command, place, named)
 
 
-def _shell(arguments: Mapping[str, Any]) -> Analysis | None:
+def _shell(arguments: Mapping[str, Any], workspace: Path) -> Analysis | None:
+    """The analysis of a shell call, its commands placed in the call's directory (or None)."""
+    found = _analysis(arguments)
+    if found is None:
+        return None
+    cwd = arguments.get("cwd")
+    directory = _absolute(workspace, cwd if isinstance(cwd, str) else ".")
+    placed = tuple(attrs.evolve(c, directory=directory) for c in found.commands)
+    return attrs.evolve(found, commands=placed)
+
+
+def _analysis(arguments: Mapping[str, Any]) -> Analysis | None:
     analyses = []
     for key in ("command", "argv"):
         value = arguments.get(key)

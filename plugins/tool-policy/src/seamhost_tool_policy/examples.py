@@ -30,7 +30,7 @@ def _view(rule: Rule, table: Mapping[str, Any], example: Any) -> CallView | str:
         if not isinstance(example, str):
             return "an example table needs a rule whose `tool` names one tool"
         tool = "shell"
-    shell = _shell(arguments)
+    shell = _shell(arguments, WORKSPACE)
     names = sorted({name for name, _ in rule.args})
     values = {n: (None if n not in arguments else str(arguments[n]),) for n in names}
     effect = rule.effect or "write"

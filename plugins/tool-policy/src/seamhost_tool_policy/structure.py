@@ -7,7 +7,10 @@ normalised: clusters split (``-fr`` is ``-f -r``) and each spelling mapped to on
 (``--recursive``, ``-R`` → ``-r`` for ``rm``), wherever they stand, as GNU programs read them;
 after ``--`` every word is an operand. Each operand is resolved against every directory the
 line may have moved to by a literal ``cd`` before it (``cd / && rm -rf .`` removes ``/``), so an
-operand has one form per such directory.
+operand has one form per such directory. Where the call says where it runs (its workspace, or
+its ``cwd`` argument), a relative form is also known by the absolute names it has there, as
+written with ``..`` resolved and with symlinks followed (:meth:`Command.names`): in a workspace
+two levels down, ``rm -rf ../..`` removes ``/``.
 
 Text only known at run time (:data:`~seamhost_tool_policy.marks.UNKNOWN`) may be anything: a
 word starting with it may be an option (so any flag *may* be present) and an unknown global
@@ -16,6 +19,8 @@ option may take the next word, so the subcommand is then unknown too.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import posixpath
 from collections.abc import Sequence
 
@@ -41,6 +46,19 @@ class Command:
     maybe_flags: bool = False  # a word only known at run time may be an option
     operands: tuple[tuple[str, ...], ...] = ()  # each operand in one form per directory
     opaque: str = ""
+    directory: str = ""  # the call's own directory, absolute, when the call says where it runs
+
+    def names(self, form: str) -> tuple[str, ...]:
+        """The names one operand form goes by: as written, and, for a relative one, the absolute
+        names it has from :attr:`directory` (``..`` resolved; symlinks followed)."""
+        if not self.directory or form.startswith("/") or UNKNOWN in form:
+            return (form,)
+        lexical = resolve(form, self.directory)
+        found = [form, lexical]
+        # An embedded NUL cannot be resolved: the lexical form is then all there is.
+        with contextlib.suppress(OSError, ValueError):
+            found.append(resolve(os.path.realpath(lexical), "/"))
+        return tuple(dict.fromkeys(found))
 
     @property
     def display(self) -> str:

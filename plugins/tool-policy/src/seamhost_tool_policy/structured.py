@@ -5,9 +5,10 @@ time): ``program`` and ``subcommand`` are globs on the command's program basenam
 subcommand (:mod:`.structure`); ``flags`` are all present once normalised with the command's
 program's aliases (``["--recursive"]`` is ``-r`` for ``rm``; a rule's ``-rf`` is ``-r`` and ``-f``);
 ``operand`` is a glob on any one operand, in every directory the line may have moved to (it
-*may* match when it does in some). A command seen only as text (its ``NAME=value`` prefix or
-its program's directory) has no structure: the structured matchers never match it, its
-unprefixed form is matched instead.
+*may* match when it does in some), by any name the operand goes by there (a relative one by its
+absolute names too, where the call says where it runs). A command seen only as text (its
+``NAME=value`` prefix or its program's directory) has no structure: the structured matchers
+never match it, its unprefixed form is matched instead.
 """
 
 from __future__ import annotations
@@ -26,7 +27,9 @@ def _operand(rule: Rule, command: Command) -> Match:
     assert rule.operand is not None
     best = Match.NO
     for forms in command.operands:
-        found = [rule.operand.match(form) for form in forms]
+        # A form matches when any name it goes by does (as written, or absolute from the call's
+        # directory): they name one place. The forms are places it may be: all, or some.
+        found = [max(rule.operand.match(n) for n in command.names(form)) for form in forms]
         lowest, highest = min(found), max(found)
         # in every directory it may be read from, or in some: then it only may match
         best = max(best, lowest if lowest else min(highest, Match.MAY))

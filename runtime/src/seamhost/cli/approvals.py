@@ -14,24 +14,31 @@ import time
 import click
 
 from seamhost.cli.exitcodes import ExitCode
+from seamhost.cli.profile_option import profile_option
 
 
 @click.command()
-@click.option(
-    "--profile",
-    "profile_ref",
-    default="default",
-    show_default=True,
-    help="The profile whose session/store provider holds the sessions.",
-)
+@profile_option("the one whose store holds the sessions")
 @click.option("--json", "as_json", is_flag=True, help="One JSON array of the pending approvals.")
 def approvals(profile_ref: str, as_json: bool) -> None:
-    """List the deferred approvals every stored session waits on."""
+    """List the deferred approvals every stored session waits on.
+
+    A session that cannot be read is named on stderr (it may hide a waiting question), and
+    `seamhost session verify` says what is wrong with it.
+    """
     from seamhost.cli.output import console, emit_json
     from seamhost.cli.stores import open_store
+    from seamhost.errors import SeamhostError
     from seamhost.run.deferred import pending_approvals
 
-    found = list(pending_approvals(open_store(None, profile_ref)))
+    def unreadable(session_id: str, exc: SeamhostError) -> None:
+        click.echo(
+            f"warning: session {session_id} could not be read, so its approvals are not "
+            f"listed ({exc}); run `seamhost session verify {session_id}`",
+            err=True,
+        )
+
+    found = list(pending_approvals(open_store(None, profile_ref), unreadable))
     if as_json:
         emit_json([p.to_json() for p in found])
         return
@@ -95,13 +102,7 @@ def _decide(
 
 def _options(command: click.Command) -> click.Command:
     for option in (
-        click.option(
-            "--profile",
-            "profile_ref",
-            default="default",
-            show_default=True,
-            help="The profile whose store holds the session.",
-        ),
+        profile_option("the one whose store holds the session"),
         click.option("--as", "decider", help="Who decides (default: the current user)."),
         click.option("--reason", help="Why; recorded in the decision."),
         # click lists arguments in the order they are applied: SESSION, then APPROVAL.

@@ -16,16 +16,11 @@ from pathlib import Path
 import click
 
 from seamhost.cli.limits import limit_option
+from seamhost.cli.profile_option import profile_option
 
 
 @click.command()
-@click.option(
-    "--profile",
-    "profile_ref",
-    default="default",
-    show_default=True,
-    help="A shipped profile name or a path to a .toml file.",
-)
+@profile_option()
 @click.option(
     "--resume",
     "resume_id",

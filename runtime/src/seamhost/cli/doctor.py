@@ -29,6 +29,7 @@ from typing import Any
 import click
 
 from seamhost.cli.exitcodes import ExitCode
+from seamhost.cli.profile_option import profile_option
 
 SANDBOX_PLUGIN = "sandbox-local"
 PROBE_SIZE = 4096
@@ -36,13 +37,7 @@ PROBE_SIZE = 4096
 
 @click.command()
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON document instead of tables.")
-@click.option(
-    "--profile",
-    "profile_ref",
-    default="default",
-    show_default=True,
-    help="The profile whose store and sandbox settings to check.",
-)
+@profile_option("the one whose store and sandbox settings to check")
 def doctor(as_json: bool, profile_ref: str) -> None:
     """Check which sandbox backends work here, with what enforcement, and the session store.
 

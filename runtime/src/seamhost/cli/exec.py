@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 import click
 
 from seamhost.cli.limits import limit_option
+from seamhost.cli.profile_option import profile_option
 
 if TYPE_CHECKING:
     from seamhost.run.agent import Agent, TurnOutcome
@@ -25,13 +26,7 @@ if TYPE_CHECKING:
 
 @click.command("exec")
 @click.argument("prompt", metavar="PROMPT")
-@click.option(
-    "--profile",
-    "profile_ref",
-    default="default",
-    show_default=True,
-    help="A shipped profile name or a path to a .toml file.",
-)
+@profile_option()
 @click.option(
     "--workspace",
     type=click.Path(file_okay=False, path_type=Path),

@@ -1,7 +1,8 @@
-"""``seamhost mcp``: the Model Context Protocol commands, each imported only when it runs.
+"""``seamhost mcp``: the Model Context Protocol, both ways (docs/design.md §13).
 
-A subcommand is one line in :data:`SUBCOMMANDS` (name → ``module:attribute``), so ``seamhost mcp
---help`` and every other command import none of them, nor the ``mcp`` SDK they load.
+Each subcommand lives in its own module, imported only when invoked: ``serve``
+(:mod:`seamhost.cli.mcp_serve`) offers the bundle's tools, governed, to MCP clients; ``pins``
+(:mod:`seamhost.cli.mcp_pins`) prints the digests of the tools the profile mounts.
 """
 
 from __future__ import annotations
@@ -10,19 +11,20 @@ import importlib
 
 import click
 
-SUBCOMMANDS = {
+_COMMANDS = {  # imported only when invoked, like the top-level commands
+    "pins": "seamhost.cli.mcp_pins:pins",
     "serve": "seamhost.cli.mcp_serve:serve",
 }
 
 
-class LazyGroup(click.Group):
-    """A group whose subcommands are named in :data:`SUBCOMMANDS` and imported on use."""
+class McpGroup(click.Group):
+    """The ``mcp`` group: its subcommands are imported on first use."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted({*SUBCOMMANDS, *super().list_commands(ctx)})
+        return sorted({*_COMMANDS, *super().list_commands(ctx)})
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        target = SUBCOMMANDS.get(cmd_name)
+        target = _COMMANDS.get(cmd_name)
         if target is None:
             return super().get_command(ctx, cmd_name)
         module, _, attribute = target.partition(":")
@@ -30,6 +32,6 @@ class LazyGroup(click.Group):
         return command
 
 
-@click.group("mcp", cls=LazyGroup)
+@click.group(cls=McpGroup)
 def mcp() -> None:
-    """Speak the Model Context Protocol: serve the bundle's tools to any MCP client."""
+    """The Model Context Protocol: serve the bundle's tools; pin mounted servers' tools."""

@@ -18,7 +18,8 @@ import click
 
 from seamhost.cli.output import emit_json
 from seamhost.cli.policy_votes import explain_call
-from seamhost.cli.profile import PROFILE_HELP, load_bundle
+from seamhost.cli.profile import load_bundle
+from seamhost.cli.profile_option import profile_option
 
 
 @click.group()
@@ -27,7 +28,7 @@ def policy() -> None:
 
 
 @policy.command()
-@click.option("--profile", "profile_ref", default="default", show_default=True, help=PROFILE_HELP)
+@profile_option()
 @click.option("--tool", required=True, help="The tool the call is to (shell, write_file ...).")
 @click.option(
     "--args", "args_json", required=True, help='The arguments, as JSON: {"command": "ls"}.'

@@ -14,8 +14,6 @@ from seamhost.errors import SeamhostError
 if TYPE_CHECKING:
     from seamhost.kernel.bundle import Bundle
 
-PROFILE_HELP = "A shipped profile name (default, strict, ...) or a path to a .toml file."
-
 
 def load_bundle(ref: str) -> Bundle:
     from seamhost.cli import started

@@ -90,7 +90,20 @@ def tool_comments(tools: list[dict[str, Any]]) -> str:
         lines.append(
             f"#   {tool['name']:<{width}}  {tool['plugin']}, {tool['effect']}, {parallel}: {about}"
         )
+        if "origin" in tool:
+            lines.append(f"#   {'':<{width}}  {mounted_from(tool['origin'])}")
     return "\n".join(lines)
+
+
+def mounted_from(origin: dict[str, Any]) -> str:
+    """Where a mounted tool comes from, and which of its server's annotations policy believes."""
+    trusted = ", ".join(origin.get("trusted_annotations", ())) or "none (hints ignored)"
+    overrides = ", ".join(origin.get("overrides", ()))
+    line = (
+        f"from MCP server {origin.get('server')!r} (tool {origin.get('tool')!r}, "
+        f"{origin.get('descriptor_digest')}); annotations trusted: {trusted}"
+    )
+    return line + (f"; profile overrides: {overrides}" if overrides else "")
 
 
 def show_why(profile_ref: str, key: str, as_json: bool) -> None:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from seamhost.cli.exitcodes import ExitCode
+from seamhost.cli.profile_option import profile_option
 
 if TYPE_CHECKING:
     from seamhost.kernel.bundle import Bundle
@@ -23,12 +24,8 @@ if TYPE_CHECKING:
     from seamhost.run.reconcile import Evidence
     from seamhost.session.live import Session
 
-PROFILE = click.option(
-    "--profile",
-    "profile_ref",
-    default="default",
-    show_default=True,
-    help="The profile whose store holds the sessions (and whose tools check the evidence).",
+PROFILE = profile_option(
+    "the one whose store holds the sessions and whose tools check the evidence"
 )
 
 

@@ -15,6 +15,7 @@ import click
 
 from seamhost.cli.limits import limit_option, with_limits
 from seamhost.cli.lookup import resolve_session
+from seamhost.cli.profile_option import profile_option
 
 if TYPE_CHECKING:
     from seamhost.cli.timeline import Timeline
@@ -44,13 +45,7 @@ def is_temporary_workspace(path: Path) -> bool:
     required=False,
     type=click.Path(dir_okay=False, path_type=Path),
 )
-@click.option(
-    "--profile",
-    "profile_ref",
-    default="default",
-    show_default=True,
-    help="A shipped profile name or a path to a .toml file.",
-)
+@profile_option()
 @click.option("--session", "session_id", help="Session id to create (default: a new unique id).")
 @click.option(
     "--resume",

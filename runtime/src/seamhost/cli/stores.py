@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from seamhost.cli.profile_option import profile_option
 from seamhost.errors import ConfigError, PluginLoadError, PluginNotInstalled, StoreRootMissing
 
 if TYPE_CHECKING:
@@ -24,13 +25,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 def store_options(command: F) -> F:
     """The ``--root`` and ``--profile`` options every session command takes."""
-    command = click.option(
-        "--profile",
-        "profile_ref",
-        default="default",
-        show_default=True,
-        help="The profile whose session/store provider holds the sessions.",
-    )(command)
+    command = profile_option("the one whose session/store provider holds the sessions")(command)
     command = click.option(
         "--root",
         type=click.Path(file_okay=False, path_type=Path),

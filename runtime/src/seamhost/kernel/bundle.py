@@ -36,6 +36,7 @@ from seamhost.errors import (
     PluginConflict,
     PluginLoadError,
     SeamContractError,
+    SeamUnavailable,
     describe,
 )
 from seamhost.kernel import hookspecs
@@ -48,6 +49,8 @@ from seamhost.tool.declaration import RegisteredTool
 if TYPE_CHECKING:
     from types import ModuleType
 
+    from seamhost.sandbox.confinement import ConfinedCommand, ConfineRequest
+    from seamhost.sandbox.runner import Confine
     from seamhost.session.codec import EventCatalog
     from seamhost.session.events import Event
     from seamhost.session.store import SessionStore
@@ -72,11 +75,23 @@ class PluginIdentity(NamedTuple):
 
 
 class ToolIdentity(NamedTuple):
-    """A tool of the bundle and the digest of its declaration."""
+    """A tool of the bundle and the digest of its declaration.
+
+    `origin` is a mounted tool's pinned identity (an MCP server's and the upstream descriptor
+    with its digest, design.md §13); it is written only when present, so a bundle without
+    mounted tools keeps the digest it always had.
+    """
 
     name: str
     plugin: str
     digest: str
+    origin: Mapping[str, Any] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"name": self.name, "plugin": self.plugin, "digest": self.digest}
+        if self.origin is not None:
+            body["origin"] = jsonvalue.thaw(self.origin)
+        return body
 
 
 @attrs.frozen
@@ -98,7 +113,7 @@ class BundleSnapshot:
             "profile": self.profile,
             "sandbox_mode": self.sandbox_mode,
             "plugins": [{**p._asdict(), "provides": list(p.provides)} for p in self.plugins],
-            "tools": [t._asdict() for t in self.tools],
+            "tools": [t.to_json() for t in self.tools],
         }
 
     def to_json(self) -> dict[str, Any]:
@@ -112,7 +127,12 @@ class BundleSnapshot:
             plugins=tuple(
                 PluginIdentity(**{**p, "provides": tuple(p["provides"])}) for p in data["plugins"]
             ),
-            tools=tuple(ToolIdentity(**t) for t in data["tools"]),
+            tools=tuple(
+                ToolIdentity(**{**t, "origin": jsonvalue.freeze(t["origin"])})
+                if "origin" in t
+                else ToolIdentity(**t)
+                for t in data["tools"]
+            ),
         )
         if "digest" in data and data["digest"] != snapshot.digest:
             raise ValueError("bundle snapshot digest does not match its content")
@@ -180,9 +200,16 @@ def build_bundle(profile: Profile, *, environ: Mapping[str, str] | None = None) 
         tuple(spec for entry in entries for spec in entry.descriptor.hookspecs)
     )
     registered: dict[str, str] = {}
+    built: list[Seams] = []  # the façade, once it exists: what a plugin's `confine` calls
+
+    async def confine(request: ConfineRequest) -> ConfinedCommand:
+        if not built:
+            raise SeamUnavailable("sandbox/confine")  # called before the façade exists
+        return await built[0].confine(request)
+
     event_types = tuple(cls for entry in entries for cls in entry.descriptor.event_types)
     for entry in reversed(entries):
-        for index, obj in enumerate(_instantiate(entry, profile, event_types, env)):
+        for index, obj in enumerate(_instantiate(entry, profile, event_types, env, confine)):
             pm_name = entry.name if index == 0 else f"{entry.name}#{index}"
             try:
                 pm.register(obj, name=pm_name)
@@ -196,6 +223,7 @@ def build_bundle(profile: Profile, *, environ: Mapping[str, str] | None = None) 
         plugin = registered.get(pm.get_name(exc.plugin) or "", "?")
         raise PluginLoadError(plugin, "hooks", str(exc)) from exc
     seams = Seams(pm, plugin_names=registered, trace=env.get(TRACE_ENV, "") not in ("", "0"))
+    built.append(seams)
     tools = seams.tools_register()
     _check_status_queries(seams.implementers("tools/reconcile"), tools)
     snapshot = BundleSnapshot(
@@ -212,7 +240,13 @@ def build_bundle(profile: Profile, *, environ: Mapping[str, str] | None = None) 
             for e in entries
         ),
         tools=tuple(
-            ToolIdentity(name, tool.plugin, tool.digest) for name, tool in sorted(tools.items())
+            ToolIdentity(
+                name,
+                tool.plugin,
+                tool.digest,
+                None if tool.spec.origin is None else jsonvalue.freeze(dict(tool.spec.origin)),
+            )
+            for name, tool in sorted(tools.items())
         ),
     )
     return Bundle(profile, pm, seams, tools, snapshot)
@@ -248,6 +282,7 @@ def _instantiate(
     profile: Profile,
     event_types: tuple[type[Event], ...],
     environ: Mapping[str, str],
+    confine: Confine,
 ) -> list[object]:
     context = PluginContext(
         entry.name,
@@ -256,6 +291,7 @@ def _instantiate(
         profile.sandbox,
         event_types=event_types,
         environ=environ,
+        confine=confine,
     )
     try:
         made = entry.descriptor.factory(context)

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from types import ModuleType
 
     from seamhost.sandbox.policy import SandboxPolicy
+    from seamhost.sandbox.runner import Confine
     from seamhost.session.events import Event
 
 GROUP = "seamhost.plugins"
@@ -68,6 +69,9 @@ class PluginContext:
     """the event classes the bundle's plugins add to the core ones"""
     environ: Mapping[str, str] = attrs.field(factory=lambda: os.environ, eq=False, repr=False)
     """the environment the profile was resolved with; read it, not os.environ"""
+    confine: Confine | None = attrs.field(default=None, eq=False, repr=False)
+    """the bundle's `sandbox/confine` provider, for a plugin that keeps a subprocess of its own
+    (an MCP server): usable from `tools/register` on, raises when there is no provider"""
 
 
 def _names(value: Sequence[str] | frozenset[str]) -> frozenset[str]:

@@ -13,7 +13,7 @@ A web UI, a chat bot or ``seamhost approvals``/``approve``/``reject`` use the sa
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -59,12 +59,20 @@ class PendingApproval:
         return attrs.asdict(self)
 
 
-def pending_approvals(store: SessionStore) -> Iterator[PendingApproval]:
-    """The deferred approvals of every stored session, pending or answered but not resumed."""
+def pending_approvals(
+    store: SessionStore, unreadable: Callable[[str, SeamhostError], None] | None = None
+) -> Iterator[PendingApproval]:
+    """The deferred approvals of every stored session, pending or answered but not resumed.
+
+    A session that cannot be read is skipped after `unreadable` is told (its id and the error),
+    so that a damaged session cannot hide a waiting question without anyone hearing of it.
+    """
     for session_id in sorted(store.ids()):
         try:
             records = list(store.read(session_id).records())
-        except SeamhostError:  # a damaged session is `session verify`'s to report
+        except SeamhostError as exc:
+            if unreadable is not None:
+                unreadable(session_id, exc)
             continue
         parked = find_suspension(records)
         if parked is not None:

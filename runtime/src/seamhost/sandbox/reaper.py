@@ -14,8 +14,9 @@ A program that cannot be started ends it with :data:`EXIT_NOT_STARTED` after one
 starting with :data:`MARKER`.
 
 It imports the standard library only: it is a script, on the path of every unconfined command.
-The Landlock launcher of sandbox-local does the same for the commands it confines (it cannot
-import seamhost); bubblewrap needs neither (the command's own PID namespace ends with it).
+The Landlock launcher of sandbox-local reaps the commands it confines with this module too,
+imported by its top-level name ``reaper`` (the launcher cannot import seamhost); bubblewrap needs
+neither (the command's own PID namespace ends with it).
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ _PR_SET_CHILD_SUBREAPER = 36
 _STOPPING = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 
 
-def _stop(signum: int, frame: object) -> None:
+def stop(signum: int, frame: object) -> None:
+    """The handler of the stop signals: out of the wait, into killing the subtree."""
     # A builtin, not a class of seamhost's error tree: this script cannot import seamhost.
     raise SystemExit(signum)  # told to stop: out of the wait, into killing the subtree
 
@@ -101,7 +103,7 @@ def main(args: list[str]) -> int:
     for option, value in ((_PR_SET_CHILD_SUBREAPER, 1), (_PR_SET_PDEATHSIG, signal.SIGTERM)):
         libc.prctl(ctypes.c_int(option), ctypes.c_ulong(value), *(ctypes.c_ulong(0),) * 3)
     for number in _STOPPING:
-        signal.signal(number, _stop)
+        signal.signal(number, stop)
     status = int(signal.SIGTERM)  # what the reaper reports when it is stopped before the end
     try:
         try:

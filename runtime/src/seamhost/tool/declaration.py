@@ -36,6 +36,9 @@ class ToolSpec:
     idempotent: bool = False  # True when repeating a call with the same key is harmless
     runs_subprocesses: bool = False  # True when the body starts processes (needs sandbox/confine)
     status_query: bool = False  # its effect can be looked up by key (implement tools/reconcile)
+    origin: Mapping[str, Any] | None = attrs.field(default=None, eq=False)
+    """where a mounted tool comes from (an MCP server's identity and the tool's upstream
+    descriptor with its digest): part of the declaration, so of the digest and the snapshot"""
 
     @property
     def retry_safe(self) -> bool:
@@ -56,6 +59,8 @@ class ToolSpec:
         }
         if self.status_query:
             declared["status_query"] = True
+        if self.origin is not None:
+            declared["origin"] = dict(self.origin)
         return declared
 
 

@@ -1,6 +1,6 @@
-// The independent client of test_serve_typescript.py: @modelcontextprotocol/sdk's own Client.
+// The independent client of tests/mcp_serve/test_serve_typescript.py: the TypeScript SDK's Client.
 //
-// Usage: node client.mjs COMMAND ARGS...  (the server to start over stdio)
+// Usage: node mcp_serve_client.mjs COMMAND ARGS...  (the server to start over stdio)
 // The calls to make are in SEAMHOST_TS_CALLS, a JSON list of [name, arguments]; every
 // elicitation is answered "accept" with {"allow_once": true}. Prints one JSON object: the
 // instructions, the listed tools, each call's result and the questions asked.

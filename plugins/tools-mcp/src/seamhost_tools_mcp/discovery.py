@@ -1,0 +1,185 @@
+"""At bundle build: connect to every server, record who it is and what its tools are.
+
+Every server is connected to concurrently (one event loop, on a thread of its own when the
+caller already runs one), initialized, listed, and closed again; a confined server is listed in
+``read-only`` (:func:`confinement_at_build`). What a server lists is checked
+before anything is registered, each problem an error naming the server: a tool listed twice, a
+``tools = [...]`` entry it does not list, a schema that is not a JSON Schema (or whose root is
+not an object), a mounted name that is too long or that two tools share. A server that cannot
+be reached fails the bundle, unless its table says ``optional = true``: then its tools are
+absent and the reason is kept (the model is told, see :mod:`seamhost_tools_mcp.plugin`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Awaitable, Callable, Mapping
+from pathlib import Path
+from typing import Any, NamedTuple, TypeVar
+
+from seamhost import SandboxMode, SandboxPolicy, SandboxUnavailable
+from seamhost.schema import compile_schema
+from seamhost_tools_mcp.connection import connect
+from seamhost_tools_mcp.descriptors import MAX_NAME, Descriptor, ServerIdentity, mounted_name
+from seamhost_tools_mcp.errors import McpServerError
+from seamhost_tools_mcp.settings import ServerSettings, Settings
+from seamhost_tools_mcp.stdio import Confine
+
+T = TypeVar("T")
+
+
+class Mount(NamedTuple):
+    """One server as the bundle found it: its identity and exposed tools, or why it is absent."""
+
+    server: ServerSettings
+    identity: ServerIdentity | None
+    descriptors: tuple[Descriptor, ...]
+    absent: str | None = None
+
+
+def run_sync(make: Callable[[], Awaitable[T]]) -> T:
+    """Run a coroutine to its end from synchronous code, even inside a running event loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(_await(make))
+    box: list[Any] = []
+
+    def work() -> None:
+        try:
+            box.append((True, asyncio.run(_await(make))))
+        except BaseException as exc:  # re-raised on the caller's thread
+            box.append((False, exc))
+
+    thread = threading.Thread(target=work, name="seamhost-mcp-discovery")
+    thread.start()
+    thread.join()
+    ok, value = box[0]
+    if not ok:
+        raise value
+    result: T = value
+    return result
+
+
+async def _await(make: Callable[[], Awaitable[T]]) -> T:
+    return await make()
+
+
+def confinement_at_build(server: ServerSettings, sandbox: SandboxPolicy) -> dict[str, Any]:
+    """The ConfineRequest fields of a stdio server started to be listed at bundle build.
+
+    Listing changes nothing, and there is no session workspace yet (the directory the command
+    runs in stands for it), so a confined server is listed in ``read-only``; only a server whose
+    table asks for ``danger-full-access`` runs as it asked.
+    """
+    workspace = server.cwd or Path.cwd()
+    mode = server.mode(sandbox.mode)
+    return {
+        "mode": mode if not mode.confining else SandboxMode.READ_ONLY,
+        "workspace": workspace,
+        "writable_roots": sandbox.writable_roots,
+        "network": server.network,
+        "read_only_paths": sandbox.read_only_paths,
+    }
+
+
+def discover(
+    settings: Settings,
+    *,
+    confine: Confine,
+    sandbox: SandboxPolicy,
+    environ: Mapping[str, str],
+) -> tuple[Mount, ...]:
+    """Every server's mount (see the module docstring); raises for a required server."""
+
+    async def all_servers() -> tuple[Mount, ...]:
+        found = await asyncio.gather(
+            *(_one(server) for server in settings.servers), return_exceptions=True
+        )
+        for result in found:
+            if isinstance(result, BaseException):
+                raise result
+        mounts = tuple(m for m in found if isinstance(m, Mount))
+        check_names(mounts)
+        return mounts
+
+    async def _one(server: ServerSettings) -> Mount:
+        try:
+            async with connect(
+                server,
+                settings,
+                confine=confine,
+                confinement=confinement_at_build(server, sandbox),
+                environ=environ,
+            ) as connected:
+                listed = await connected.descriptors()
+                identity = connected.identity
+        except (McpServerError, SandboxUnavailable, OSError) as exc:
+            if server.optional:
+                return Mount(server, None, (), absent=str(exc))
+            if isinstance(exc, McpServerError):
+                raise
+            raise McpServerError(server.name, str(exc)) from exc
+        return Mount(server, identity, exposed(server, listed))
+
+    return run_sync(all_servers)
+
+
+def exposed(server: ServerSettings, listed: list[Descriptor]) -> tuple[Descriptor, ...]:
+    """The tools of `server` the profile exposes, each checked (see the module docstring)."""
+    by_name: dict[str, Descriptor] = {}
+    for descriptor in listed:
+        if descriptor.name in by_name:
+            raise McpServerError(server.name, f"lists the tool {descriptor.name!r} twice")
+        by_name[descriptor.name] = descriptor
+    wanted = server.tools if server.tools is not None else tuple(by_name)
+    missing = [name for name in wanted if name not in by_name]
+    if missing:
+        raise McpServerError(
+            server.name, f"does not list the tool(s) {', '.join(map(repr, missing))}"
+        )
+    unknown = sorted(set(server.overrides) - set(wanted))
+    if unknown:
+        raise McpServerError(server.name, f"has overrides for unexposed tool(s) {unknown}")
+    chosen = tuple(by_name[name] for name in wanted)
+    for descriptor in chosen:
+        check_schemas(server.name, descriptor)
+    return chosen
+
+
+def check_schemas(server: str, descriptor: Descriptor) -> None:
+    """Refuse a tool whose input or output schema is not an object JSON Schema."""
+    for key in ("inputSchema", "outputSchema"):
+        schema = descriptor.body.get(key)
+        if schema is None and key == "outputSchema":
+            continue
+        if not isinstance(schema, dict) or schema.get("type", "object") != "object":
+            raise McpServerError(
+                server, f"tool {descriptor.name!r}: {key} is not a JSON Schema of an object"
+            )
+        try:
+            compile_schema(schema)
+        except Exception as exc:
+            raise McpServerError(
+                server, f"tool {descriptor.name!r}: {key} is not a usable JSON Schema ({exc})"
+            ) from exc
+
+
+def check_names(mounts: tuple[Mount, ...]) -> None:
+    """Refuse mounted names that are too long or that two tools share."""
+    taken: dict[str, str] = {}
+    for mount in mounts:
+        for descriptor in mount.descriptors:
+            name = mounted_name(mount.server.name, descriptor.name)
+            if len(name) > MAX_NAME:
+                raise McpServerError(
+                    mount.server.name,
+                    f"tool {descriptor.name!r} mounts as {name!r}, longer than {MAX_NAME}",
+                )
+            if name in taken:
+                raise McpServerError(
+                    mount.server.name,
+                    f"tools {taken[name]!r} and {descriptor.name!r} both mount as {name!r}",
+                )
+            taken[name] = descriptor.name
