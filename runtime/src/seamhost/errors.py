@@ -55,6 +55,7 @@ class ErrorCode(enum.StrEnum):
     BUDGET_EXCEEDED = "BUDGET_EXCEEDED"  # a [limits] budget (tokens, tool calls) was used up
     DEADLINE_EXCEEDED = "DEADLINE_EXCEEDED"  # the turn's [limits] turn_deadline_s passed
     APPROVAL_DEFERRED = "APPROVAL_DEFERRED"  # a deferred approval expired before anyone answered
+    LEASE_LOST = "LEASE_LOST"  # another writer took the session's lease over: nothing ran
 
 
 def describe(exc: BaseException) -> str:
@@ -320,6 +321,15 @@ class SessionDamaged(SeamhostError, ValueError):
 
 class SessionMissing(SeamhostError, LookupError):
     """No session is stored under the id asked for; a store's not-found errors derive from this."""
+
+    session_id: str
+
+
+class LeaseLost(SeamhostError, RuntimeError):
+    """Another writer took a session's lease over; this one may not write to it any more."""
+
+    # A store that fences its writers (persistence-postgres) derives its error from this one,
+    # so that a checkpoint ends the call LEASE_LOST and a worker stops driving the session.
 
     session_id: str
 

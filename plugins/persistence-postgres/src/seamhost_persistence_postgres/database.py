@@ -1,0 +1,104 @@
+"""Connections: the pool a store shares between its writers, and what a refused connection means.
+
+Every connection runs in autocommit with ``synchronous_commit = on``: a statement that returns
+has been committed durably (a flush is one statement, see :mod:`.schema`). The first connection
+is made directly, before the pool, so that a DSN the server refuses or an address nobody
+answers is reported as what it is, not as a pool timeout.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+import psycopg
+from psycopg_pool import ConnectionPool
+
+from seamhost_persistence_postgres.errors import DatabaseUnreachable, StoreUnusable
+from seamhost_persistence_postgres.schema import check_schema
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from contextlib import AbstractContextManager
+
+CONNECT_TIMEOUT_S = 5
+_OPTIONS = "-c synchronous_commit=on"
+# Words in a server's refusal that mean the credentials or the database name are wrong.
+_REFUSALS = ("password authentication", "authentication failed", "does not exist", "no password")
+
+
+def describe_dsn(dsn: str) -> str:
+    """The DSN without its password, for messages."""
+    info = psycopg.conninfo.conninfo_to_dict(dsn)
+    shown = {k: v for k, v in info.items() if k in ("host", "port", "dbname", "user")}
+    return " ".join(f"{k}={v}" for k, v in shown.items()) or "the default server"
+
+
+def connect(dsn: str, **kwargs: Any) -> psycopg.Connection[tuple[Any, ...]]:
+    """One autocommit connection, its failures turned into the store's errors."""
+    try:
+        return psycopg.connect(
+            dsn,
+            autocommit=True,
+            connect_timeout=CONNECT_TIMEOUT_S,
+            options=_OPTIONS,
+            **kwargs,
+        )
+    except psycopg.OperationalError as exc:
+        cause = _first_line(exc)
+        if any(word in cause for word in _REFUSALS):
+            raise StoreUnusable(
+                describe_dsn(dsn), "dsn", f"the server refused the connection: {cause}"
+            ) from exc
+        raise DatabaseUnreachable(describe_dsn(dsn), cause) from exc
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    line = text[-1] if text else type(exc).__name__
+    return re.sub(r"\s+", " ", line.removeprefix("FATAL:").strip())
+
+
+class Database:
+    """A DSN, a schema and the pool of connections to them, opened on first use."""
+
+    def __init__(self, dsn: str, schema: str, pool_size: int) -> None:
+        self.dsn = dsn
+        self.schema = schema
+        self.pool_size = pool_size
+        self.where = f"{describe_dsn(dsn)} schema={schema}"
+        self._pool: ConnectionPool[psycopg.Connection[tuple[Any, ...]]] | None = None
+
+    def open(self) -> None:
+        """Check the server and the schema, then start the pool (once)."""
+        if self._pool is not None:
+            return
+        with connect(self.dsn) as first:
+            check_schema(first, self.schema, self.where)
+        self._pool = ConnectionPool(
+            self.dsn,
+            min_size=1,
+            max_size=self.pool_size,
+            kwargs={"autocommit": True, "options": _OPTIONS, "connect_timeout": CONNECT_TIMEOUT_S},
+            open=True,
+            name=f"seamhost:{self.schema}",
+        )
+
+    def connection(self) -> AbstractContextManager[psycopg.Connection[tuple[Any, ...]]]:
+        """A connection from the pool; a broken one is discarded when given back."""
+        self.open()
+        assert self._pool is not None
+        return self._pool.connection(timeout=30)
+
+    def rows(self, query: Any, params: Any = None) -> list[tuple[Any, ...]]:
+        with self.connection() as conn:
+            return conn.execute(query, params).fetchall()
+
+    def stream(self, query: Any, params: Any = None) -> Iterator[tuple[Any, ...]]:
+        with self.connection() as conn:
+            yield from conn.execute(query, params)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
