@@ -333,6 +333,16 @@ class LeaseLost(SeamhostError, RuntimeError):
 
     session_id: str
 
+    @staticmethod
+    def found_in(exc: BaseException | None) -> LeaseLost | None:
+        """The LeaseLost `exc` is or was caused by (a seam wraps what its plugin raised)."""
+        seen = 0
+        while exc is not None and seen < 16:
+            if isinstance(exc, LeaseLost):
+                return exc
+            exc, seen = exc.__cause__, seen + 1
+        return None
+
 
 class StoreRootMissing(SeamhostError, FileNotFoundError):
     """A session store root given on the command line does not exist."""

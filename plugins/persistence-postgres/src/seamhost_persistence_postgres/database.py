@@ -8,6 +8,7 @@ answers is reported as what it is, not as a pool timeout.
 
 from __future__ import annotations
 
+import atexit
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -83,6 +84,9 @@ class Database:
             open=True,
             name=f"seamhost:{self.schema}",
         )
+        # The pool's threads must be stopped before the interpreter tears down, not by the
+        # pool's __del__ during it (which fails, noisily, at exit).
+        atexit.register(self.close)
 
     def connection(self) -> AbstractContextManager[psycopg.Connection[tuple[Any, ...]]]:
         """A connection from the pool; a broken one is discarded when given back."""
@@ -99,6 +103,7 @@ class Database:
             yield from conn.execute(query, params)
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.close()
-            self._pool = None
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            atexit.unregister(self.close)
+            pool.close()

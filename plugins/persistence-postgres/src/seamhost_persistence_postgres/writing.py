@@ -15,7 +15,8 @@ Protocol (design.md §14):
   epoch) counts as written; it is never inserted twice.
 * Once fenced out (a write or a renewal finds another epoch) the writer is **lost** for good:
   every later flush raises :class:`~.errors.FencedOut` (``LEASE_LOST``), and nothing it queued
-  is written.
+  or is handed later is written (``submit`` drops it, so the session in memory can still close
+  its turn for the caller to see what happened).
 * The thread also renews the lease every third of its duration (a write renews it too).
   ``close`` writes what is queued (one attempt) and releases the lease, so the next writer need
   not wait for it to lapse.
@@ -114,7 +115,7 @@ class PostgresWriter:
             if self._closing:
                 raise WriterClosed(self.session_id)
             if self.lost is not None:
-                raise self.lost
+                return  # fenced out: nothing more is written, and flush says why
             expected = self._durable + len(self._pending)
             if record.seq != expected:
                 raise BatchRejected(self.session_id, expected, record.seq)

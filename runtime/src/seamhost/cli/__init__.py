@@ -31,6 +31,10 @@ _SUBCOMMANDS = {
     "policy": "seamhost.cli.policy:policy",
     "chat": "seamhost.cli.chat:chat",
     "exec": "seamhost.cli.exec:exec_",
+    "submit": "seamhost.cli.runs:submit",
+    "runs": "seamhost.cli.runs:runs",
+    "worker": "seamhost.cli.worker:worker",
+    "store": "seamhost.cli.store_migrate:store",
 }
 
 
