@@ -93,8 +93,12 @@ def _as(user: str | None, argv: list[str]) -> None:
     subprocess.run(argv, check=True, capture_output=True, timeout=120)
 
 
-def start_cluster() -> Server:
-    """initdb and start a cluster on a free port, in a directory of its own."""
+def start_cluster(password: str | None = None) -> Server:
+    """initdb and start a cluster on a free port, in a directory of its own.
+
+    With `password`, the ``postgres`` user has it and every connection must give it
+    (scram-sha-256); without, connections are trusted.
+    """
     initdb = _binary("initdb")
     user: str | None = None
     if os.geteuid() == 0:
@@ -113,7 +117,14 @@ def start_cluster() -> Server:
     data = base / "data"
     if user is not None:
         shutil.chown(base, user)
-    _as(user, [initdb, "-D", str(data), "-A", "trust", "-U", "postgres", "--no-sync"])
+    auth = ["-A", "trust"]
+    if password is not None:
+        pwfile = base / "pwfile"
+        pwfile.write_text(password + "\n")
+        if user is not None:
+            shutil.chown(pwfile, user)
+        auth = ["-A", "scram-sha-256", f"--pwfile={pwfile}"]
+    _as(user, [initdb, "-D", str(data), *auth, "-U", "postgres", "--no-sync"])
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]

@@ -31,8 +31,8 @@ _REFUSALS = ("password authentication", "authentication failed", "does not exist
 def describe_dsn(dsn: str) -> str:
     """The DSN without its password, for messages."""
     info = psycopg.conninfo.conninfo_to_dict(dsn)
-    shown = {k: v for k, v in info.items() if k in ("host", "port", "dbname", "user")}
-    return " ".join(f"{k}={v}" for k, v in shown.items()) or "the default server"
+    shown = [f"{k}={info[k]}" for k in ("host", "port", "dbname", "user") if info.get(k)]
+    return " ".join(shown) or "the default server"
 
 
 def connect(dsn: str, **kwargs: Any) -> psycopg.Connection[tuple[Any, ...]]:
@@ -55,9 +55,10 @@ def connect(dsn: str, **kwargs: Any) -> psycopg.Connection[tuple[Any, ...]]:
 
 
 def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    line = text[-1] if text else type(exc).__name__
-    return re.sub(r"\s+", " ", line.removeprefix("FATAL:").strip())
+    """What the server or the socket said, without libpq's "connection to server at" preamble."""
+    text = re.sub(r"\s+", " ", str(exc)).strip() or type(exc).__name__
+    said = text.rsplit(" failed: ", 1)[-1]
+    return said.removeprefix("FATAL:").strip()
 
 
 class Database:
