@@ -92,6 +92,7 @@ class Rig:
         rig = cls(root, dsn, schema)
         rig.site.mkdir(parents=True)
         rig.markers.mkdir()
+        (rig.root / "tmp").mkdir()
         (rig.site / "seamhost_marker.py").write_text(MARKER_PLUGIN)
         info = rig.site / "seamhost_marker-0.1.0.dist-info"
         info.mkdir()
@@ -120,6 +121,8 @@ class Rig:
             RIG_HOLD=str(self.hold),
             RIG_JITTER=str(jitter),
             SEAMHOST_HOME=str(self.root / "home"),
+            # A worker killed mid-run leaves its workspace: here, not in the suite's TMPDIR.
+            TMPDIR=str(self.root / "tmp"),
         )
         return env
 

@@ -27,6 +27,7 @@ from seamhost.testing.persistence import (
     make_header,
     sample_events,
 )
+from tests.persistence_postgres.chaos import fence_violations
 from tests.persistence_postgres.rig import Rig
 
 
@@ -155,6 +156,7 @@ def test_a_stopped_worker_is_taken_over_and_its_next_body_never_starts(
         found = epochs(store, session)
         assert found == sorted(found), found  # nothing of A after B's first record
         assert set(found) == {1, 2}, found
+        assert fence_violations(rig, session) == []
         assert store.verify(session).intact
         results = {
             r.data["call_id"]: (r.data.get("error") or {}).get("code", "ok")

@@ -15,11 +15,10 @@ from typing import TYPE_CHECKING, Any
 import psycopg
 from psycopg_pool import ConnectionPool
 
-from seamhost_persistence_postgres.errors import DatabaseUnreachable, StoreUnusable
+from seamhost_persistence_postgres.errors import DatabaseUnreachable, QueryFailed, StoreUnusable
 from seamhost_persistence_postgres.schema import check_schema
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
     from contextlib import AbstractContextManager
 
 CONNECT_TIMEOUT_S = 5
@@ -96,12 +95,30 @@ class Database:
         return self._pool.connection(timeout=30)
 
     def rows(self, query: Any, params: Any = None) -> list[tuple[Any, ...]]:
-        with self.connection() as conn:
-            return conn.execute(query, params).fetchall()
+        """Run one statement and fetch its rows; once more on a fresh connection if the first
+        one broke (a dropped connection), then :class:`~.errors.QueryFailed`.
 
-    def stream(self, query: Any, params: Any = None) -> Iterator[tuple[Any, ...]]:
-        with self.connection() as conn:
-            yield from conn.execute(query, params)
+        Only for statements that are safe to repeat: reads, and updates fenced by a count.
+        """
+        for attempt in (1, 2):
+            try:
+                with self.connection() as conn:
+                    return conn.execute(query, params).fetchall()
+            except psycopg.OperationalError as exc:
+                if attempt == 2:
+                    raise QueryFailed(self.where, _first_line(exc)) from exc
+        raise AssertionError("unreachable")
+
+    def rowcount(self, query: Any, params: Any = None) -> int:
+        """Like :meth:`rows`, for a statement whose row count is its answer."""
+        for attempt in (1, 2):
+            try:
+                with self.connection() as conn:
+                    return conn.execute(query, params).rowcount
+            except psycopg.OperationalError as exc:
+                if attempt == 2:
+                    raise QueryFailed(self.where, _first_line(exc)) from exc
+        raise AssertionError("unreachable")
 
     def close(self) -> None:
         pool, self._pool = self._pool, None

@@ -34,6 +34,16 @@ class DatabaseUnreachable(StorageError, ConnectionError):
         )
 
 
+class QueryFailed(StorageError, ConnectionError):
+    """A statement failed twice on a broken connection (the server restarted, or dropped it)."""
+
+    where: str
+    cause: str
+
+    def __str__(self) -> str:
+        return f"persistence-postgres: the database at {self.where} failed ({self.cause}); retry"
+
+
 class SessionNotFound(StorageError, SessionMissing):
     """No session has this id in the store's schema."""
 

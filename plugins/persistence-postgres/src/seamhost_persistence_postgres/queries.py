@@ -34,9 +34,12 @@ _SQL: dict[str, str] = {
         "extract(epoch FROM lease_expires - clock_timestamp()) FROM {s}.sessions WHERE id = %s"
     ),
     "acquire": (
-        "UPDATE {s}.sessions SET lease_epoch = lease_epoch + 1, lease_owner = %(owner)s, "
-        "lease_expires = clock_timestamp() + %(lease)s * interval '1 second' WHERE id = %(id)s "
-        "AND (lease_owner IS NULL OR lease_expires < clock_timestamp()) RETURNING lease_epoch"
+        "WITH taken AS (UPDATE {s}.sessions SET lease_epoch = lease_epoch + 1, lease_owner = "
+        "%(owner)s, lease_expires = clock_timestamp() + %(lease)s * interval '1 second' WHERE "
+        "id = %(id)s AND (lease_owner IS NULL OR lease_expires < clock_timestamp()) RETURNING "
+        "id, lease_epoch, next_seq) INSERT INTO {s}.leases (session_id, epoch, owner, "
+        "first_seq, acquired) SELECT id, lease_epoch, %(owner)s, next_seq, clock_timestamp() "
+        "FROM taken RETURNING epoch"
     ),
     "renew": (
         "UPDATE {s}.sessions SET lease_expires = clock_timestamp() + %(lease)s * "

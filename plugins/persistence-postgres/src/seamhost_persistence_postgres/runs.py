@@ -149,5 +149,5 @@ class RunTable:
         return [RunRow.of(row) for row in self._db.rows(self._q["get"], (ref, pattern))]
 
     def _update(self, name: str, params: dict[str, Any]) -> bool:
-        with self._db.connection() as conn:
-            return conn.execute(self._q[name], params).rowcount == 1
+        # Fenced by the claim count, so running it twice (after a dropped connection) is safe.
+        return self._db.rowcount(self._q[name], params) == 1

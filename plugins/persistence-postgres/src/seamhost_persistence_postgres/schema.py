@@ -12,6 +12,9 @@ Layout (schema version 1), all in the configured schema (default ``seamhost``):
 * ``records``: one row per record, keyed ``(session_id, seq)`` so that "the records after seq
   N" is an index range; ``body`` is the envelope as written, ``crc`` its CRC-32 (damage to a
   row reads as corruption, never as another record), ``epoch`` the lease epoch that wrote it.
+* ``leases``: every takeover (epoch 2 on): who took the session over, when, and ``first_seq``,
+  the session's ``next_seq`` at that moment. Records of an older epoch all lie before it; an
+  operator reads the takeovers there, and the chaos tests check the fence against it.
 * ``runs``: the run queue of `seamhost submit` and `seamhost worker` (see :mod:`.runs`).
 
 A flush is one statement in autocommit, so one transaction: a CTE updates the session row
@@ -53,6 +56,14 @@ CREATE TABLE IF NOT EXISTS {s}.records (
     crc bigint NOT NULL,
     body bytea NOT NULL,
     PRIMARY KEY (session_id, seq)
+);
+CREATE TABLE IF NOT EXISTS {s}.leases (
+    session_id text NOT NULL REFERENCES {s}.sessions (id) ON DELETE CASCADE,
+    epoch bigint NOT NULL,
+    owner text NOT NULL,
+    first_seq bigint NOT NULL,
+    acquired timestamptz NOT NULL,
+    PRIMARY KEY (session_id, epoch)
 );
 CREATE TABLE IF NOT EXISTS {s}.runs (
     id bigserial PRIMARY KEY,

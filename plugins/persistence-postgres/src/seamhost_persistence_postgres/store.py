@@ -162,21 +162,22 @@ class PostgresStore:
         )
 
     def _acquire(self, session_id: str) -> Lease:
+        """Take the session's lease. Repeating the statement after a dropped connection is
+        safe: a first one that did commit left a lease only this owner name holds, which then
+        refuses the second and lapses unused."""
         lease = Lease(writer_name(), self.lease_s)
         params = {"id": session_id, "owner": lease.owner, "lease": lease.seconds}
-        with self.db.connection() as conn:
-            row = conn.execute(self.queries["acquire"], params).fetchone()
-            if row is not None:
-                lease.epoch = int(row[0])
-                return lease
-            state = conn.execute(self.queries["lease_state"], (session_id,)).fetchone()
-        if state is None:
+        rows = self.db.rows(self.queries["acquire"], params)
+        if rows:
+            lease.epoch = int(rows[0][0])
+            return lease
+        state = self.db.rows(self.queries["lease_state"], (session_id,))
+        if not state:
             raise SessionNotFound(session_id, self.db.where)
-        raise SessionLeased(session_id, str(state[1]), float(state[3] or 0.0))
+        raise SessionLeased(session_id, str(state[0][1]), float(state[0][3] or 0.0))
 
     def _release(self, session_id: str, epoch: int) -> None:
-        with self.db.connection() as conn:
-            conn.execute(self.queries["release"], {"id": session_id, "epoch": epoch})
+        self.db.rowcount(self.queries["release"], {"id": session_id, "epoch": epoch})
 
     def _claim(self, session_id: str) -> None:
         with self._claims_lock:
@@ -238,8 +239,7 @@ class PostgresStore:
             except BaseException:
                 self._release(session_id, lease.epoch)
                 raise
-            with self.db.connection() as conn:
-                conn.execute(self.queries["delete"], {"id": session_id, "epoch": lease.epoch})
+            self.db.rowcount(self.queries["delete"], {"id": session_id, "epoch": lease.epoch})
         finally:
             self._unclaim(session_id)
 

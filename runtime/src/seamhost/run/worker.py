@@ -184,6 +184,7 @@ class Worker:
         self.report = report
         self.stopping = asyncio.Event()
         self.ended: dict[str, int] = {}
+        self._reached = False  # whether a claim ever reached the queue
 
     def stop(self) -> None:
         """Claim nothing more; the runs being driven finish (design.md §14)."""
@@ -195,7 +196,14 @@ class Worker:
         while not self.stopping.is_set():
             claimed_all = False
             while len(running) < self.concurrency and not self.stopping.is_set():
-                run = await asyncio.to_thread(self.queue.claim, self.name, self.claim_s)
+                try:
+                    run = await asyncio.to_thread(self.queue.claim, self.name, self.claim_s)
+                except SeamhostError as exc:
+                    if not self._reached:  # the first claim: the store cannot be used at all
+                        raise
+                    self.report(f"claiming failed: {describe(exc)}")  # try again after a poll
+                    break
+                self._reached = True
                 if run is None:
                     claimed_all = True
                     break
@@ -224,28 +232,34 @@ class Worker:
         beat = asyncio.create_task(self._heartbeat(driver, claim_s))
         try:
             end = await driver.drive()
-        except SeamhostError as exc:  # the session could not be opened: held, or unreadable
-            await asyncio.to_thread(self.queue.hand_back, run, f"handed back: {describe(exc)}")
+            if end.lost:
+                self._count("lost", run, end.outcome)
+                return
+            assert end.state is not None
+            await asyncio.to_thread(self.queue.finish, run, end.state, end.outcome)
+            self._count(end.state, run, end.outcome)
+        except Exception as exc:
+            # The session could not be opened (held by a live lease, unreadable) or the database
+            # failed under it: the run goes back to the queue (or, if even that fails, its
+            # claim lapses), and whoever takes it next reopens and repairs its session.
+            with contextlib.suppress(Exception):
+                await asyncio.to_thread(self.queue.hand_back, run, f"handed back: {describe(exc)}")
             self._count("handed-back", run, describe(exc))
-            return
         finally:
             beat.cancel()
             close = getattr(bundle.store, "close", None)
             if callable(close):
                 await asyncio.to_thread(close)
-        if end.lost:
-            self._count("lost", run, end.outcome)
-            return
-        assert end.state is not None
-        await asyncio.to_thread(self.queue.finish, run, end.state, end.outcome)
-        self._count(end.state, run, end.outcome)
 
     async def _heartbeat(self, driver: RunDriver, claim_s: float) -> None:
         while True:
             await asyncio.sleep(claim_s / 3)
-            held = await asyncio.to_thread(
-                self.queue.heartbeat, driver.run, claim_s, driver.progress()
-            )
+            try:
+                held = await asyncio.to_thread(
+                    self.queue.heartbeat, driver.run, claim_s, driver.progress()
+                )
+            except Exception:  # the next beat tries again; the session's lease is what fences
+                continue
             if not held:
                 return  # the claim went to another worker; the session's lease decides
 
