@@ -94,6 +94,18 @@ class Database:
         assert self._pool is not None
         return self._pool.connection(timeout=30)
 
+    def getconn(self) -> psycopg.Connection[tuple[Any, ...]]:
+        """A connection to hold (a writer's); give it back with :meth:`putconn`."""
+        self.open()
+        assert self._pool is not None
+        return self._pool.getconn(timeout=30)
+
+    def putconn(self, conn: psycopg.Connection[tuple[Any, ...]]) -> None:
+        if self._pool is not None:
+            self._pool.putconn(conn)  # a broken connection is discarded, not reused
+        else:
+            conn.close()
+
     def rows(self, query: Any, params: Any = None) -> list[tuple[Any, ...]]:
         """Run one statement and fetch its rows; once more on a fresh connection if the first
         one broke (a dropped connection), then :class:`~.errors.QueryFailed`.

@@ -92,6 +92,9 @@ class PostgresWriter:
         self._closing = False
         self.lost: FencedOut | None = None
         self._thread: threading.Thread | None = None
+        # The writer's own connection, used under `_io` (a checkout per flush costs more than
+        # the pool saves); dropped after any error, so a broken one is never used again.
+        self._conn: psycopg.Connection[tuple[Any, ...]] | None = None
         if lease.epoch:
             self._start_thread()
 
@@ -153,7 +156,7 @@ class PostgresWriter:
                     self._write_until(None)
                 except StorageError as exc:
                     error = exc
-                self._release()
+            self._release()
         finally:
             self._on_close()
         if error is not None and not isinstance(error, FencedOut):
@@ -177,10 +180,12 @@ class PostgresWriter:
             try:
                 self._commit(batch, first)
             except psycopg.Error as exc:
+                self._drop()
                 if not self._committed_anyway(batch, first):
                     try:
                         self._commit(batch, first)  # once more, on a fresh connection
                     except psycopg.Error:
+                        self._drop()
                         raise WriteFailed(self.session_id, _cause(exc), len(batch)) from exc
             with self._state:
                 del self._pending[: len(batch)]
@@ -200,21 +205,21 @@ class PostgresWriter:
             "crcs": [crc for _, crc, _ in batch],
             "bodies": [body for _, _, body in batch],
         }
-        with self._db.connection() as conn:
-            if lease.epoch == 0:
-                params.update(
-                    created=self._header.created, header=self._header_bytes, owner=lease.owner
-                )
-                params["bytes"] += len(self._header_bytes)
-                inserted = conn.execute(self._q["insert_session"], params).rowcount
-                if inserted != len(batch):
-                    raise SessionExists(self.session_id)
-                lease.epoch = 1
-                self._start_thread()
-                return
-            if conn.execute(self._q["append"], params).rowcount == len(batch):
-                return
-            self._diagnose(conn, first)
+        conn = self._held()
+        if lease.epoch == 0:
+            params.update(
+                created=self._header.created, header=self._header_bytes, owner=lease.owner
+            )
+            params["bytes"] += len(self._header_bytes)
+            inserted = conn.execute(self._q["insert_session"], params).rowcount
+            if inserted != len(batch):
+                raise SessionExists(self.session_id)
+            lease.epoch = 1
+            self._start_thread()
+            return
+        if conn.execute(self._q["append"], params).rowcount == len(batch):
+            return
+        self._diagnose(conn, first)
 
     def _diagnose(self, conn: psycopg.Connection[tuple[Any, ...]], first: int) -> None:
         """The fenced write inserted nothing: raise why (taken over, or out of sequence)."""
@@ -239,6 +244,17 @@ class PostgresWriter:
             return bool(epoch == self.lease.epoch and next_seq >= first + len(batch))
         return False
 
+    def _held(self) -> psycopg.Connection[tuple[Any, ...]]:
+        if self._conn is None:
+            self._conn = self._db.getconn()
+        return self._conn
+
+    def _drop(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            with contextlib.suppress(Exception):
+                self._db.putconn(conn)
+
     def _lose(self, epoch: int, owner: str | None) -> None:
         lost = FencedOut(self.session_id, self.lease.epoch, epoch, owner)
         with self._state:
@@ -250,21 +266,31 @@ class PostgresWriter:
 
     def renew(self) -> None:
         """Extend the lease; a renewal that finds another epoch marks the writer lost."""
-        with self._io, contextlib.suppress(psycopg.Error), self._db.connection() as conn:
+        with self._io:
             if self.lost is not None or not self.lease.epoch:
                 return
-            params = {"id": self.session_id, "epoch": self.lease.epoch, "lease": self.lease.seconds}
-            if conn.execute(self._q["renew"], params).rowcount == 1:
-                return
-            row = conn.execute(self._q["lease_state"], (self.session_id,)).fetchone()
-            with contextlib.suppress(FencedOut):
-                self._lose(row[0] if row else -1, row[1] if row else None)
+            try:
+                self._renew(self._held())
+            except psycopg.Error:
+                self._drop()  # the next renewal, or the next flush, uses a fresh connection
+
+    def _renew(self, conn: psycopg.Connection[tuple[Any, ...]]) -> None:
+        params = {"id": self.session_id, "epoch": self.lease.epoch, "lease": self.lease.seconds}
+        if conn.execute(self._q["renew"], params).rowcount == 1:
+            return
+        row = conn.execute(self._q["lease_state"], (self.session_id,)).fetchone()
+        with contextlib.suppress(FencedOut):
+            self._lose(row[0] if row else -1, row[1] if row else None)
 
     def _release(self) -> None:
-        if not self.lease.epoch:
-            return
-        with contextlib.suppress(psycopg.Error), self._db.connection() as conn:
-            conn.execute(self._q["release"], {"id": self.session_id, "epoch": self.lease.epoch})
+        try:
+            if self.lease.epoch and self.lost is None:
+                with contextlib.suppress(psycopg.Error), self._db.connection() as conn:
+                    conn.execute(
+                        self._q["release"], {"id": self.session_id, "epoch": self.lease.epoch}
+                    )
+        finally:
+            self._drop()
 
     # -- the thread: the window and the renewals --------------------------------------------
 

@@ -1,7 +1,8 @@
 """A worker: claim runs from the store's queue and drive each session through the runtime.
 
-Each claimed run gets a bundle of its own (the scripted model replays one scenario per bundle),
-a fresh temporary workspace and a heartbeat that extends its claim while it runs. A run whose
+Each claimed run gets a bundle to itself while it runs (the scripted model replays one scenario
+per bundle; a finished run's bundle serves the next), a fresh temporary workspace and a
+heartbeat that extends its claim while it runs. A run whose
 session is not stored yet starts it; one whose session exists (its previous worker died or
 stalled past the lease) opens it, which takes the session's lease and repairs its tail
 (:func:`seamhost.run.sessions.open_session`), probes unknown outcomes, continues a parked turn
@@ -185,6 +186,10 @@ class Worker:
         self.stopping = asyncio.Event()
         self.ended: dict[str, int] = {}
         self._reached = False  # whether a claim ever reached the queue
+        # Bundles not driving a run. A bundle drives one run at a time (the scripted model
+        # replays one scenario per bundle), and is reused by the next: building one per run
+        # would cost more than a short run itself.
+        self._idle: list[Bundle] = []
 
     def stop(self) -> None:
         """Claim nothing more; the runs being driven finish (design.md §14)."""
@@ -217,16 +222,27 @@ class Worker:
             running = {task for task in running if not task.done()}
         if running:
             await asyncio.gather(*running)
+        for bundle in self._idle:
+            close = getattr(bundle.store, "close", None)
+            if callable(close):
+                await asyncio.to_thread(close)
+        self._idle.clear()
         return self.ended
 
     async def _one(self, run: Run) -> None:
         self.report(f"run {run.id} claimed (session {run.session_id}, claim {run.claims})")
         try:
-            bundle = await asyncio.to_thread(self.make_bundle)
+            bundle = self._idle.pop() if self._idle else await asyncio.to_thread(self.make_bundle)
         except SeamhostError as exc:
             await asyncio.to_thread(self.queue.finish, run, "failed", describe(exc))
             self._count("failed", run, describe(exc))
             return
+        try:
+            await self._drive(bundle, run)
+        finally:
+            self._idle.append(bundle)
+
+    async def _drive(self, bundle: Bundle, run: Run) -> None:
         driver = RunDriver(bundle, run)
         claim_s = min(self.claim_s, store_lease(bundle.store))
         beat = asyncio.create_task(self._heartbeat(driver, claim_s))
@@ -247,9 +263,6 @@ class Worker:
             self._count("handed-back", run, describe(exc))
         finally:
             beat.cancel()
-            close = getattr(bundle.store, "close", None)
-            if callable(close):
-                await asyncio.to_thread(close)
 
     async def _heartbeat(self, driver: RunDriver, claim_s: float) -> None:
         while True:
