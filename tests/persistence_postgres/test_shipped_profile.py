@@ -4,7 +4,6 @@ run directly and through the queue, and the session commands read the sessions i
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 from tests.conftest import run_cli
