@@ -55,6 +55,8 @@ def test_workers_share_a_queue_and_drive_each_run_once(
     for worker in workers:
         assert worker.wait(timeout=120) == 0
     runs = rig.runs()
-    assert [(run["state"], run["claims"]) for run in runs] == [("completed", 1)] * 12
+    # Under load a claim may lapse and be taken by a worker that finds the session held and
+    # steps back; what must hold is that each run completed and each body ran once.
+    assert [run["state"] for run in runs] == ["completed"] * 12
     assert len(rig.marker_names()) == 24
     assert rig.doubles() == []

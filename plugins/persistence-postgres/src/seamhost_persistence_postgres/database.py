@@ -78,8 +78,9 @@ class Database:
             check_schema(first, self.schema, self.where)
         self._pool = ConnectionPool(
             self.dsn,
-            min_size=1,
+            min_size=0,  # no connection is kept open for nothing: a store may sit idle
             max_size=self.pool_size,
+            max_idle=60,
             kwargs={"autocommit": True, "options": _OPTIONS, "connect_timeout": CONNECT_TIMEOUT_S},
             open=True,
             name=f"seamhost:{self.schema}",

@@ -52,13 +52,13 @@ _SQL: dict[str, str] = {
     "delete": "DELETE FROM {s}.sessions WHERE id = %(id)s AND lease_epoch = %(epoch)s",
     # -- readers -------------------------------------------------------------------------
     "exists": "SELECT 1 FROM {s}.sessions WHERE id = %s",
-    "header": "SELECT header, next_seq, size, modified FROM {s}.sessions WHERE id = %s",
+    "header": "SELECT header, next_seq, size, modified, id FROM {s}.sessions WHERE id = %s",
     "records_after": (
         "SELECT seq, crc, body FROM {s}.records WHERE session_id = %s AND seq >= %s "
         "AND seq < %s ORDER BY seq LIMIT %s"
     ),
     "ids": "SELECT id FROM {s}.sessions ORDER BY id",
-    "list": "SELECT header, next_seq, size, modified FROM {s}.sessions ORDER BY created, id",
+    "list": "SELECT header, next_seq, size, modified, id FROM {s}.sessions ORDER BY created, id",
 }
 
 

@@ -94,7 +94,7 @@ class PostgresReader:
     """A lock-free view of one stored session, as far as it was stored when the view was made."""
 
     def __init__(self, db: Database, q: Queries, session_id: str, known: frozenset[str]) -> None:
-        raw, self._end, _size, _modified = header_row(db, q, session_id)
+        raw, self._end, _size, _modified, _id = header_row(db, q, session_id)
         self._header = parse_header(session_id, bytes(raw))
         self._args = (db, q, session_id, known)
 

@@ -4,11 +4,13 @@ A run is a row of ``runs`` (:mod:`.schema`): the session it drives (its id chose
 time), what drives it (a scenario's bytes and file name, or a prompt), its ``state``
 (``queued``, ``running``, then ``completed``, ``interrupted``, ``parked`` or ``failed``), the
 worker holding it and until when (``claim_expires``, database clock), how many times it was
-claimed (``claims``, which also fences the run's row: a worker updates it only while the count
-is the one it claimed), and its ``progress`` and ``outcome`` as text for `seamhost runs`.
+claimed (``claims``, which also fences the run's row: a worker renews or hands back its claim
+only while the count is the one it claimed), and its ``progress`` and ``outcome`` as text for
+`seamhost runs`.
 
-A claim takes the oldest run that is queued, or running under a claim that expired (its worker
-died or stalled), with ``FOR UPDATE SKIP LOCKED``, so that workers never wait on each other and
+A claim takes the oldest run that is queued (and not held back: a run handed back waits out
+its delay) or running under a claim that expired (its worker died or stalled), with
+``FOR UPDATE SKIP LOCKED``, so that workers never wait on each other and
 never claim the same row at once. The session's own lease (:mod:`.writing`) is what keeps two
 workers from writing one session: a worker that claims a run whose session another worker still
 holds gives the claim back and moves on.
@@ -34,9 +36,9 @@ _SQL = {
     "claim": (
         "UPDATE {s}.runs SET state = 'running', worker = %(worker)s, claims = claims + 1, "
         "started = coalesce(started, clock_timestamp()), claim_expires = clock_timestamp() + "
-        "%(claim)s * interval '1 second' WHERE id = (SELECT id FROM {s}.runs WHERE state = "
-        "'queued' OR (state = 'running' AND claim_expires < clock_timestamp()) ORDER BY id "
-        "LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING {columns}"
+        "%(claim)s * interval '1 second' WHERE id = (SELECT id FROM {s}.runs WHERE state IN "
+        "('queued', 'running') AND (claim_expires IS NULL OR claim_expires < clock_timestamp())"
+        " ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING {columns}"
     ),
     "heartbeat": (
         "UPDATE {s}.runs SET claim_expires = clock_timestamp() + %(claim)s * interval '1 second',"
@@ -44,12 +46,13 @@ _SQL = {
     ),
     "finish": (
         "UPDATE {s}.runs SET state = %(state)s, outcome = %(outcome)s, finished = "
-        "clock_timestamp(), claim_expires = NULL WHERE id = %(id)s AND claims = %(claims)s "
-        "AND state = 'running'"
+        "clock_timestamp(), claim_expires = NULL, worker = %(worker)s WHERE id = %(id)s AND "
+        "state IN ('queued', 'running')"
     ),
     "hand_back": (
-        "UPDATE {s}.runs SET state = 'queued', worker = NULL, claim_expires = NULL, progress = "
-        "%(progress)s WHERE id = %(id)s AND claims = %(claims)s AND state = 'running'"
+        "UPDATE {s}.runs SET state = 'queued', worker = NULL, claim_expires = clock_timestamp() "
+        "+ %(delay)s * interval '1 second', progress = %(progress)s WHERE id = %(id)s AND "
+        "claims = %(claims)s AND state = 'running'"
     ),
     "list": "SELECT {columns} FROM {s}.runs ORDER BY id",
     "get": "SELECT {columns} FROM {s}.runs WHERE id::text = %s OR session_id LIKE %s ORDER BY id",
@@ -133,11 +136,16 @@ class RunTable:
         return self._update("heartbeat", params)
 
     def finish(self, run: RunRow, state: str, outcome: str) -> bool:
-        params = {"id": run.id, "claims": run.claims, "state": state, "outcome": outcome}
+        """Record how the run ended. Not fenced by the claim: whoever drove the session to its
+        end did so under the session's lease (a fenced-out driver never gets here), even if
+        its claim lapsed and another worker, finding the session held, stepped back."""
+        params = {"id": run.id, "state": state, "outcome": outcome, "worker": run.worker}
         return self._update("finish", params)
 
-    def hand_back(self, run: RunRow, progress: str) -> bool:
-        params = {"id": run.id, "claims": run.claims, "progress": progress}
+    def hand_back(self, run: RunRow, progress: str, delay_s: float = 0.0) -> bool:
+        """Queue the run again, claimable after `delay_s` (so a run whose session is still
+        held, or whose database fails, is not claimed again and again meanwhile)."""
+        params = {"id": run.id, "claims": run.claims, "progress": progress, "delay": delay_s}
         return self._update("hand_back", params)
 
     def all(self) -> list[RunRow]:

@@ -192,7 +192,7 @@ class PostgresStore:
     # -- readers ----------------------------------------------------------------------------
 
     def _header(self, session_id: str) -> tuple[SessionHeader, int]:
-        raw, end, _size, _modified = header_row(self.db, self.queries, session_id)
+        raw, end, _size, _modified, _id = header_row(self.db, self.queries, session_id)
         return parse_header(session_id, bytes(raw)), int(end)
 
     def read(self, session_id: str) -> PostgresReader:
@@ -211,8 +211,8 @@ class PostgresStore:
         return self._stat(row)
 
     def _stat(self, row: tuple[Any, ...]) -> SessionStat:
-        raw, _end, size, modified = row
-        header = parse_header("?", bytes(raw))
+        raw, _end, size, modified, session_id = row
+        header = parse_header(session_id, bytes(raw))
         location = f"{self.db.where} session={header.session_id}"
         return SessionStat(header, location, int(size), modified)
 

@@ -258,8 +258,10 @@ class Worker:
             # The session could not be opened (held by a live lease, unreadable) or the database
             # failed under it: the run goes back to the queue (or, if even that fails, its
             # claim lapses), and whoever takes it next reopens and repairs its session.
-            with contextlib.suppress(Exception):
-                await asyncio.to_thread(self.queue.hand_back, run, f"handed back: {describe(exc)}")
+            with contextlib.suppress(Exception):  # claimable again once a lease could lapse
+                await asyncio.to_thread(
+                    self.queue.hand_back, run, f"handed back: {describe(exc)}", claim_s
+                )
             self._count("handed-back", run, describe(exc))
         finally:
             beat.cancel()
