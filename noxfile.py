@@ -70,8 +70,9 @@ def docs(session: nox.Session) -> None:
 
 @nox.session
 def bench(session: nox.Session) -> None:
-    """Benchmarks: each prints ratios against a baseline measured in the same run."""
-    install(session, "test")
+    """Benchmarks: each prints ratios against a baseline measured in the same run (the bench
+    group brings LangGraph's checkpointers, for bench_langgraph.py only)."""
+    install(session, "test", "bench")
     session.env["UV_COMPILE_BYTECODE"] = "1"
     session.run("python", "-m", "compileall", "-q", session.virtualenv.location, silent=True)
     scripts = session.posargs or sorted(

@@ -187,6 +187,17 @@ CASES = {
             "subprocess",
         ),
     ),
+    "persistence-postgres": Case(
+        plugins=("persistence-postgres",),
+        tables='[plugins.persistence-postgres]\ndsn = "host=127.0.0.1 port=1 dbname=unused"\n',
+        loads=("seamhost_persistence_postgres", "seamhost_persistence_postgres.plugin"),
+        defers=(
+            "psycopg",
+            "psycopg_pool",
+            "seamhost_persistence_postgres.store",
+            "seamhost_persistence_postgres.writing",
+        ),
+    ),
     "checkpoint-policy": Case(
         plugins=("checkpoint-policy", "persistence-jsonl"),
         tables="[plugins.persistence-jsonl]\n[plugins.checkpoint-policy]\n",

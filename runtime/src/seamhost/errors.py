@@ -56,6 +56,7 @@ class ErrorCode(enum.StrEnum):
     DEADLINE_EXCEEDED = "DEADLINE_EXCEEDED"  # the turn's [limits] turn_deadline_s passed
     APPROVAL_DEFERRED = "APPROVAL_DEFERRED"  # a deferred approval expired before anyone answered
     TOOL_CHANGED = "TOOL_CHANGED"  # the tool's pinned descriptor changed (re-pin to accept it)
+    LEASE_LOST = "LEASE_LOST"  # another writer took the session's lease over: nothing ran
 
 
 def describe(exc: BaseException) -> str:
@@ -323,6 +324,25 @@ class SessionMissing(SeamhostError, LookupError):
     """No session is stored under the id asked for; a store's not-found errors derive from this."""
 
     session_id: str
+
+
+class LeaseLost(SeamhostError, RuntimeError):
+    """Another writer took a session's lease over; this one may not write to it any more."""
+
+    # A store that fences its writers (persistence-postgres) derives its error from this one,
+    # so that a checkpoint ends the call LEASE_LOST and a worker stops driving the session.
+
+    session_id: str
+
+    @staticmethod
+    def found_in(exc: BaseException | None) -> LeaseLost | None:
+        """The LeaseLost `exc` is or was caused by (a seam wraps what its plugin raised)."""
+        seen = 0
+        while exc is not None and seen < 16:
+            if isinstance(exc, LeaseLost):
+                return exc
+            exc, seen = exc.__cause__, seen + 1
+        return None
 
 
 class StoreRootMissing(SeamhostError, FileNotFoundError):

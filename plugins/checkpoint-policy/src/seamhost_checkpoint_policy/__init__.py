@@ -8,7 +8,8 @@ log must have crossed the storage boundary before the runtime moves on, through 
   is actually sent (a request nobody reads costs no flush);
 * ``tools/execute``: before the body of the **outermost** call (``execution.parent is None``;
   nested calls reuse the outer checkpoint), the prefix holding its ``tool/call`` and
-  ``tool/dispatch`` is flushed. A failed flush ends the call ``CHECKPOINT_FAILED``; a
+  ``tool/dispatch`` is flushed. A failed flush ends the call ``CHECKPOINT_FAILED`` (or
+  ``LEASE_LOST`` when a fencing store refused the writer: the session has a new owner); a
   cancellation noticed once the flush returns ends it ``ABORTED_BEFORE_DISPATCH``. Either way
   the body never runs.
 
@@ -70,12 +71,20 @@ class CheckpointPolicy:
         if execution.session is None or execution.parent is not None:
             return await call_next(execution)
         from seamhost import ToolResult  # a session is running: loaded
-        from seamhost.errors import ErrorCode
+        from seamhost.errors import ErrorCode, LeaseLost
 
         call_id = execution.invocation.call_id
         try:
             await execution.session.flush()
         except Exception as exc:
+            lost = LeaseLost.found_in(exc)
+            if lost is not None:  # another writer owns the session now: it repairs this call
+                return ToolResult.failure(
+                    call_id,
+                    ErrorCode.LEASE_LOST,
+                    f"another writer took the session over ({describe(lost)}); "
+                    "the tool did not run",
+                )
             return ToolResult.failure(
                 call_id,
                 ErrorCode.CHECKPOINT_FAILED,

@@ -32,6 +32,10 @@ _SUBCOMMANDS = {
     "chat": "seamhost.cli.chat:chat",
     "exec": "seamhost.cli.exec:exec_",
     "mcp": "seamhost.cli.mcp:mcp",
+    "submit": "seamhost.cli.runs:submit",
+    "runs": "seamhost.cli.runs:runs",
+    "worker": "seamhost.cli.worker:worker",
+    "store": "seamhost.cli.store_migrate:store",
 }
 
 

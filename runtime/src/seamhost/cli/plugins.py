@@ -59,19 +59,21 @@ def plugins(as_json: bool) -> None:
         out.print("no plugins installed (entry-point group seamhost.plugins)")
         return
     loaded = [entry for entry in entries if "error" not in entry]
+    # In order of importance: what each plugin provides matters more than its version, and
+    # with distribution names as long as seamhost-persistence-postgres both do not fit in 80.
     columns = [
         Column("plugin", keep=True),
         Column("distribution"),
-        Column("version"),
         Column("provides", wrap=True),
+        Column("version"),
         Column("requires", wrap=True),
     ]
     rows = [
         [
             entry["name"],
             entry["distribution"],
-            entry["version"],
             ", ".join(entry["provides"]) or "-",
+            entry["version"],
             ", ".join(entry["requires"]) or "-",
         ]
         for entry in loaded

@@ -18,8 +18,9 @@ store for a directory in another process) nothing is checked across processes; w
 
 The sample session the tests write (:mod:`seamhost.testing.persistence_samples`), the backend
 declaration with its child process (:mod:`seamhost.testing.persistence_backend`) and the
-deletion tests (:mod:`seamhost.testing.persistence_deletion`) live in modules of their own; every
-name of the kit is importable from here.
+deletion and write-behind tests (:mod:`seamhost.testing.persistence_deletion`,
+:mod:`seamhost.testing.persistence_writebehind`) live in modules of their own; every name of the
+kit is importable from here.
 """
 
 from __future__ import annotations
@@ -49,9 +50,10 @@ from seamhost.testing.persistence_samples import (
     make_header,
     sample_events,
 )
+from seamhost.testing.persistence_writebehind import WriteBehindContract
 
 
-class PersistenceContract(DeletionContract):
+class PersistenceContract(DeletionContract, WriteBehindContract):
     """Tests any `session/store` backend passes. Subclass it and provide ``store_backend``."""
 
     @pytest.fixture

@@ -1,0 +1,56 @@
+"""The plugin object registered with pluggy: it provides ``session/store`` and ``session/flush``.
+
+Building a bundle instantiates it without importing psycopg or connecting: the store is made
+(and the database checked) when the bundle first asks for it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from seamhost import hookimpl
+
+if TYPE_CHECKING:
+    from seamhost import PluginContext, Session
+    from seamhost_persistence_postgres.store import PostgresStore
+
+
+class PostgresPersistence:
+    """One store per plugin instance, configured by the profile table."""
+
+    def __init__(self, ctx: PluginContext) -> None:
+        self._config = ctx.config
+        self._event_types = ctx.event_types
+        self._store: PostgresStore | None = None
+
+    @hookimpl
+    def session_store(self) -> PostgresStore:
+        if self._store is None:
+            from seamhost_persistence_postgres import store as module
+
+            config = self._config
+            catalog = None
+            if self._event_types:  # plugins add types: readers must accept them
+                from seamhost import CORE_EVENTS, EventCatalog
+
+                catalog = EventCatalog((*CORE_EVENTS, *self._event_types))
+            self._store = module.PostgresStore(
+                config["dsn"],
+                schema=config.get("schema", module.DEFAULT_SCHEMA),
+                pool_size=config.get("pool_size", module.DEFAULT_POOL_SIZE),
+                batch_window_ms=config.get("batch_window_ms", module.DEFAULT_WINDOW_MS),
+                lease_s=config.get("lease_s", module.DEFAULT_LEASE_S),
+                catalog=catalog,
+            )
+        return self._store
+
+    @hookimpl
+    async def session_flush(self, session: Session) -> None:
+        """Return once every record appended to `session` so far is committed."""
+        from seamhost_persistence_postgres.errors import ForeignSession
+        from seamhost_persistence_postgres.writing import PostgresWriter
+
+        writer = session.writer
+        if not isinstance(writer, PostgresWriter):
+            raise ForeignSession(session.id, type(writer).__qualname__)
+        await writer.flush()

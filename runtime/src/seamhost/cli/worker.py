@@ -1,0 +1,98 @@
+"""``seamhost worker``: claim queued runs and drive them, until stopped (§14).
+
+Workers on any number of hosts share one queue. SIGTERM or Ctrl-C stops claiming; the runs
+being driven finish first (a second signal exits at once: their sessions' leases lapse and
+another worker repairs and continues them). One line per run event goes to stderr.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+import sys
+from typing import TYPE_CHECKING
+
+import click
+
+from seamhost.cli.runs import PROFILE_HELP
+
+if TYPE_CHECKING:
+    from seamhost.run.worker import Worker
+
+
+@click.command()
+@click.option("--profile", "profile_ref", default="default", show_default=True, help=PROFILE_HELP)
+@click.option(
+    "--concurrency",
+    type=click.IntRange(min=1, max=256),
+    default=1,
+    show_default=True,
+    help="Runs driven at once by this worker.",
+)
+@click.option(
+    "--once",
+    is_flag=True,
+    help="Exit when nothing is left to claim, instead of waiting for new runs.",
+)
+@click.option("--name", help="The worker's name in `seamhost runs ls` (default: host:pid).")
+@click.option("--json", "as_json", is_flag=True, help="Print how many runs ended how, as JSON.")
+def worker(
+    *, profile_ref: str, concurrency: int, once: bool, name: str | None, as_json: bool
+) -> None:
+    """Claim runs from the profile's run queue and drive each one's session."""
+    from seamhost.cli import started
+    from seamhost.kernel.bundle import build_bundle
+    from seamhost.kernel.profile.resolve import resolve_profile
+    from seamhost.run.queue import run_queue, store_lease
+    from seamhost.run.worker import Worker
+
+    profile = resolve_profile(profile_ref)
+    store = build_bundle(profile).seams.session_store()
+    if store is None:
+        from seamhost.cli.stores import open_store
+
+        store = open_store(None, profile_ref)  # raises the "no session/store" error
+    queue = run_queue(store, profile_ref)
+    started()
+
+    def report(line: str) -> None:
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+
+    serving = Worker(
+        lambda: build_bundle(profile),
+        queue,
+        name=name or f"{socket.gethostname()}:{os.getpid()}",
+        concurrency=concurrency,
+        once=once,
+        claim_s=store_lease(store),
+        report=report,
+    )
+    ended = asyncio.run(_serve(serving))
+    if as_json:
+        from seamhost.cli.output import emit_json
+
+        emit_json(ended)
+
+
+async def _serve(serving: Worker) -> dict[str, int]:
+    loop = asyncio.get_running_loop()
+    stops = 0
+
+    def stop() -> None:
+        nonlocal stops
+        stops += 1
+        if stops > 1:
+            os._exit(130)  # a second signal: leave now, the leases lapse and others take over
+        sys.stderr.write("stopping: finishing the runs in progress, claiming none\n")
+        serving.stop()
+
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stop)
+    try:
+        return await serving.serve()
+    finally:
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.remove_signal_handler(signum)

@@ -1,0 +1,208 @@
+"""The chaos matrix: worker processes under SIGKILL, SIGSTOP past the lease and dropped
+connections, then the invariants of design.md §14 checked against the database and the markers.
+
+Faults, chosen at random (seeded) every few tens of milliseconds: SIGKILL a worker (a new one
+replaces it), SIGSTOP one for 0.2 to 2.5 s (often past the 1 s lease, so another worker takes its
+runs over while it sleeps), or ``pg_terminate_backend`` on one of the workers' connections. When
+the faults are over, the surviving workers drain the queue. Then:
+
+* no (call, attempt) was dispatched twice: no marker was created twice, and no session holds two
+  ``tool/dispatch`` records of one (call, attempt);
+* no committed record was lost: every body that ran (a marker) had its ``tool/dispatch`` record
+  committed by the checkpoint before it started, and that record is in the log; every log reads
+  back intact (contiguous seqs, checksums);
+* no record was written by a fenced-out worker: no record of lease epoch e lies at or past the
+  point where a later epoch took the session over (``leases.first_seq``);
+* every run ended ``completed`` or ``interrupted``, and every call is classified honestly: a
+  result ``ok`` has a marker, a ``TOOL_NOT_STARTED`` or ``CHECKPOINT_FAILED`` has none for that
+  attempt, and no ``LEASE_LOST`` result was ever committed (the fenced writer writes nothing).
+"""
+
+from __future__ import annotations
+
+import random
+import signal
+import subprocess
+import time
+from collections import Counter
+from typing import Any
+
+import attrs
+import psycopg
+from seamhost_persistence_postgres.store import PostgresStore
+
+from tests.persistence_postgres.rig import Rig
+
+APP = "seamhost-chaos"
+FINAL = {"completed", "interrupted", "parked", "failed"}
+
+
+@attrs.define
+class Chaos:
+    rig: Rig
+    seed: int
+    workers: list[subprocess.Popen[bytes]] = attrs.Factory(list)
+    stopped: dict[int, float] = attrs.Factory(dict)  # index -> when to SIGCONT
+    faults: Counter[str] = attrs.Factory(Counter)
+    started: int = 0
+
+    def spawn(self, index: int | None = None) -> None:
+        worker = self.rig.worker(
+            "--concurrency", "2", "--name", f"w{self.started}", log=f"w{self.started}.log"
+        )
+        self.started += 1
+        if index is None:
+            self.workers.append(worker)
+        else:
+            self.workers[index] = worker
+
+    def inject(self, rng: random.Random, dsn: str) -> None:
+        now = time.monotonic()
+        for index, until in list(self.stopped.items()):
+            if now >= until:
+                self.workers[index].send_signal(signal.SIGCONT)
+                del self.stopped[index]
+        kind = rng.choice(["kill", "stop", "drop", "drop"])
+        index = rng.randrange(len(self.workers))
+        if kind == "kill":
+            self.stopped.pop(index, None)
+            self.workers[index].send_signal(signal.SIGKILL)
+            self.workers[index].wait()
+            self.spawn(index)
+        elif kind == "stop":
+            if index in self.stopped:
+                return
+            self.workers[index].send_signal(signal.SIGSTOP)
+            self.stopped[index] = now + rng.uniform(0.2, 2.5)
+        else:
+            with psycopg.connect(dsn, autocommit=True) as conn:
+                pids = [
+                    row[0]
+                    for row in conn.execute(
+                        "SELECT pid FROM pg_stat_activity WHERE application_name = %s", (APP,)
+                    )
+                ]
+                if not pids:
+                    return
+                conn.execute("SELECT pg_terminate_backend(%s)", (rng.choice(pids),))
+        self.faults[kind] += 1
+
+    def finish(self) -> None:
+        for index in list(self.stopped):
+            self.workers[index].send_signal(signal.SIGCONT)
+        self.stopped.clear()
+
+    def stop_all(self) -> None:
+        for worker in self.workers:
+            worker.send_signal(signal.SIGCONT)
+            worker.send_signal(signal.SIGTERM)
+        for worker in self.workers:
+            try:
+                worker.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                worker.kill()
+                worker.wait()
+
+
+def run_chaos(
+    rig: Rig, dsn: str, *, runs: int, faults: int, seed: int, workers: int = 3
+) -> dict[str, Any]:
+    """Queue `runs` runs, inject `faults` faults into `workers` workers, drain, check.
+
+    `dsn` is the harness's own (its connections are not among those the faults drop); the
+    workers use the rig's, which names them with the application name `APP`.
+    """
+    rng = random.Random(seed)
+    scenario = rig.scenario("chaos.json", [[{"ms": 30}, {"ms": 30}]] * 3).read_bytes()
+    store = PostgresStore(dsn, schema=rig.schema)
+    try:
+        for n in range(runs):
+            store.runs.submit(f"chaos-{n:03d}", scenario=scenario, scenario_name="chaos.json")
+        chaos = Chaos(rig, seed)
+        for _ in range(workers):
+            chaos.spawn()
+        try:
+            while sum(chaos.faults.values()) < faults:
+                time.sleep(rng.uniform(0.02, 0.08))
+                chaos.inject(rng, dsn)
+            chaos.finish()
+            deadline = time.monotonic() + 300
+            while True:
+                states = Counter(run.state for run in store.runs.all())
+                if set(states) <= FINAL:
+                    break
+                assert time.monotonic() < deadline, f"runs never drained: {dict(states)}"
+                time.sleep(0.2)
+        finally:
+            chaos.stop_all()
+        problems = check(rig, store)
+        runs_by_state = Counter(run.state for run in store.runs.all())
+        claims = sum(run.claims for run in store.runs.all())
+    finally:
+        store.close()
+    return {
+        "faults": dict(chaos.faults),
+        "runs": dict(runs_by_state),
+        "claims": claims,
+        "workers_started": chaos.started,
+        "problems": problems,
+    }
+
+
+def check(rig: Rig, store: PostgresStore) -> list[str]:
+    """Every violation of the invariants (see the module), as readable lines."""
+    problems = [f"double dispatch: {name}" for name in rig.doubles()]
+    markers = rig.marker_names()
+    for run in store.runs.all():
+        sid = run.session_id
+        if run.state not in ("completed", "interrupted"):
+            problems.append(f"run {run.id} ({sid}) ended {run.state}: {run.outcome}")
+        if sid not in set(store.ids()):
+            problems.append(f"run {run.id}: no session {sid}")
+            continue
+        verified = store.verify(sid)
+        if not verified.intact:
+            problems.append(f"{sid}: {verified.problem}")
+            continue
+        records = list(store.read(sid).records())
+        dispatched = Counter(
+            (r.data["call_id"], r.data["attempt"]) for r in records if r.type == "tool/dispatch"
+        )
+        problems += [f"{sid}: {key} dispatched {n} times" for key, n in dispatched.items() if n > 1]
+        ran = {
+            tuple(name.removeprefix(f"{sid}:").rsplit(".", 1))
+            for name in markers
+            if name.startswith(f"{sid}:")
+        }
+        for call_id, attempt in ran:
+            if (call_id, int(attempt)) not in dispatched:
+                problems.append(f"{sid}: {call_id} attempt {attempt} ran, its dispatch is lost")
+        for record in records:
+            if record.type != "tool/result":
+                continue
+            call_id = record.data["call_id"]
+            code = (record.data.get("error") or {}).get("code", "ok")
+            bodies = {attempt for c, attempt in ran if c == call_id}
+            if code == "ok" and not bodies:
+                problems.append(f"{sid}: {call_id} ok without its body having run")
+            if code in ("TOOL_NOT_STARTED", "CHECKPOINT_FAILED", "LEASE_LOST") and bodies:
+                problems.append(f"{sid}: {call_id} {code} but its body ran")
+            if code == "LEASE_LOST":
+                problems.append(f"{sid}: a fenced-out writer committed {call_id}'s result")
+        problems += fence_violations(rig, sid)
+    return problems
+
+
+def fence_violations(rig: Rig, session_id: str) -> list[str]:
+    """Records a writer committed after its lease was taken over: a record of epoch e at or
+    past the ``first_seq`` of a later takeover (the ``leases`` table of :mod:`.schema`)."""
+    late = rig.rows(
+        "SELECT r.seq, r.epoch, l.epoch FROM {s}.records r JOIN {s}.leases l ON "
+        "l.session_id = r.session_id AND r.epoch < l.epoch AND r.seq >= l.first_seq "
+        "WHERE r.session_id = %s ORDER BY r.seq",
+        session_id,
+    )
+    return [
+        f"{session_id}: seq {seq} written by epoch {old} after epoch {new} took over"
+        for seq, old, new in late
+    ]
