@@ -17,9 +17,10 @@ store for a directory in another process) nothing is checked across processes; w
 ``tear_tail`` no torn tail; without ``corrupt`` no damage detection.
 
 The sample session the tests write (:mod:`seamhost.testing.persistence_samples`), the backend
-declaration with its child process (:mod:`seamhost.testing.persistence_backend`) and the
-deletion tests (:mod:`seamhost.testing.persistence_deletion`) live in modules of their own; every
-name of the kit is importable from here.
+declaration with its child process (:mod:`seamhost.testing.persistence_backend`), the
+deletion tests (:mod:`seamhost.testing.persistence_deletion`) and the resume-snapshot tests
+(:mod:`seamhost.testing.persistence_snapshots`, for a store whose writers keep them) live in
+modules of their own; every name of the kit is importable from here.
 """
 
 from __future__ import annotations
@@ -49,9 +50,10 @@ from seamhost.testing.persistence_samples import (
     make_header,
     sample_events,
 )
+from seamhost.testing.persistence_snapshots import SnapshotContract
 
 
-class PersistenceContract(DeletionContract):
+class PersistenceContract(DeletionContract, SnapshotContract):
     """Tests any `session/store` backend passes. Subclass it and provide ``store_backend``."""
 
     @pytest.fixture
