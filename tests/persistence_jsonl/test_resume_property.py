@@ -31,7 +31,7 @@ from seamhost.testing.persistence import envelopes, make_header
 def event(kind: str, n: int) -> tuple[str, dict[str, Any]]:
     """An event of `kind`, its fields varied by `n`."""
     call = f"c{n % 3}"
-    data: dict[str, Any] = {
+    table: dict[str, dict[str, Any]] = {
         "turn/start": {"turn": n},
         "turn/end": {"turn": n, "reason": "completed"},
         "step/start": {"turn": 1, "step": n},
@@ -62,8 +62,8 @@ def event(kind: str, n: int) -> tuple[str, dict[str, Any]]:
             "mode": ("read-only", "workspace-write", "danger-full-access")[n % 3],
             "source": "user",
         },
-    }[kind]
-    return kind, data
+    }
+    return kind, table[kind]
 
 
 KINDS = st.sampled_from(
