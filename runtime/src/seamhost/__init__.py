@@ -83,6 +83,7 @@ _EXPORTS = {
     "SessionCheck": "seamhost.session.store",
     "SessionHeader": "seamhost.session.store",
     "SnapshotMark": "seamhost.session.store",
+    "SnapshotStore": "seamhost.session.store",
     "SnapshotWriter": "seamhost.session.store",
     "StoredSnapshot": "seamhost.session.store",
     "SessionStat": "seamhost.session.store",
@@ -144,6 +145,7 @@ __all__ = [
     "SessionStat",
     "SessionStore",
     "SnapshotMark",
+    "SnapshotStore",
     "SnapshotWriter",
     "StepContext",
     "StepNext",
@@ -237,6 +239,7 @@ if TYPE_CHECKING:
     from seamhost.session.store import SessionStat as SessionStat
     from seamhost.session.store import SessionStore as SessionStore
     from seamhost.session.store import SnapshotMark as SnapshotMark
+    from seamhost.session.store import SnapshotStore as SnapshotStore
     from seamhost.session.store import SnapshotWriter as SnapshotWriter
     from seamhost.session.store import StoredSnapshot as StoredSnapshot
     from seamhost.tool.call import ExecuteNext as ExecuteNext

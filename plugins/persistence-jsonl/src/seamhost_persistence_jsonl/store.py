@@ -297,6 +297,17 @@ class JsonlStore:
             torn_bytes=tail.torn_bytes,
         )
 
+    def kept_snapshot(self, session_id: str) -> StoredSnapshot | None:
+        """The resume snapshot an open would start from, read without the lock (or None)."""
+        paths = SessionPaths.of(self.root, session_id)
+        path, _ = paths.require_log()
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            found = snapshots.find(paths, fd, os.fstat(fd).st_size)
+        finally:
+            os.close(fd)
+        return StoredSnapshot(found[0], found[2], ()) if found is not None else None
+
     def delete(self, session_id: str, *, check: Callable[[], None] | None = None) -> None:
         """Remove a session's directory under its writer lock (see :mod:`.deletion`)."""
         delete_session(SessionPaths.of(self.root, session_id), check)

@@ -207,6 +207,16 @@ class SnapshotWriter(Protocol):
 
 
 @runtime_checkable
+class SnapshotStore(Protocol):
+    """A store whose writers keep resume snapshots, as `seamhost session verify` checks them."""
+
+    def kept_snapshot(self, session_id: str) -> StoredSnapshot | None:
+        """The snapshot `open` would offer now (its `tail` left empty), read without the lock;
+        None when none is kept or the kept one does not match the log."""
+        ...
+
+
+@runtime_checkable
 class SessionReader(Protocol):
     """A lock-free, streaming view of a stored session."""
 
