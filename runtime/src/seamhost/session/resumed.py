@@ -146,8 +146,8 @@ class Snapshots:
     def after_flush(self, records: RecordList) -> None:
         """Save a snapshot when one is due; never raises for the store's sake."""
         writer = self._writer
-        if writer is None:
-            return
+        if writer is None or len(records) - self.saved < self.interval:
+            return  # what a flush pays when no snapshot is due: this check
         mark = writer.snapshot_mark()
         if mark is None or mark.seq - self.saved < self.interval or mark.seq > len(records):
             return
