@@ -145,7 +145,7 @@ def main() -> int:
             fast[steps] = sorted(with_snapshot)[len(with_snapshot) // 2] * 1000
             full[steps] = sorted(without)[len(without) // 2] * 1000
             converse[steps] = (
-                timed(partial(resume, bundle, sid, workspace, converse=True), 3) * 1000
+                timed(partial(resume, bundle, sid, workspace, converse=True), 1) * 1000
             )
     finally:
         shutil.rmtree(scratch)
