@@ -65,6 +65,11 @@ class Session:
     `on_event` is told of every committed record (a bundle passes its ``session/event`` notify);
     `flush` makes the log durable (its ``session/flush`` barrier). Without `flush`, a flush
     raises `SeamUnavailable`: a checkpoint that needs durability fails closed.
+
+    A writer that keeps resume snapshots (``SnapshotWriter``) opens the session from one:
+    `resumed` is then the state it covers, and the records before its window are read only when
+    asked for (:mod:`seamhost.session.resumed`); after a flush, a snapshot is saved every
+    `snapshot_interval` records (default: the writer's).
     """
 
     def __init__(
