@@ -4,7 +4,10 @@ Each session is a real persistence-jsonl session of the `default` profile's bund
 steps, each step ``step/start``, ``assistant/message`` with one call, ``tool/call``,
 ``tool/dispatch``, ``tool/result``, ``model/usage``, ``step/end`` (7 records; ~0.7 M records at
 100k steps), flushed every 10 steps (one frame each), snapshots at the store's default interval
-(every 1000 durable records), so the tail after the snapshot is up to 1000 records long.
+(every 1000 durable records) while it is written; the last 50 steps (350 records) follow the
+last snapshot at every size, so that the sizes differ only in what the snapshot covers (in real
+use the tail is anything up to ``snapshot_every`` records; a record of tail costs about 3 us
+more here).
 
 "Resume" is what reopening a session for the next turn costs the kernel: ``open_session`` (the
 store's open, the live session, repair's check of the last turn) and an ``Agent`` over it (its
@@ -41,21 +44,21 @@ from seamhost.kernel.bundle import Bundle, build_bundle
 from seamhost.kernel.profile.resolve import resolve_profile
 from seamhost.run.agent import Agent
 from seamhost.run.sessions import create_session, open_session
+from seamhost.session.live import Session
 from seamhost.session.suspension import find_suspension
 
+TAILS: dict[str, int | None] = {}  # records read after the snapshot, by the last resume
 STEPS_PER_TURN = 5
+TAIL_STEPS = 50  # written after the last snapshot, at every size (350 records)
 FLUSH_EVERY = 10  # steps
 
 
-def build(bundle: Bundle, session_id: str, steps: int) -> None:
-    """A closed session of `steps` steps."""
-    session = create_session(bundle, session_id=session_id, cwd="/work")
+def write_steps(session: Session, first: int, count: int) -> None:
+    """Steps [first, first + count) of the session's 5-step turns, flushed every 10 steps."""
     append = session.append_data
-    turn = 0
-    for index in range(steps):
-        step = index % STEPS_PER_TURN + 1
+    for index in range(first, first + count):
+        turn, step = index // STEPS_PER_TURN + 1, index % STEPS_PER_TURN + 1
         if step == 1:
-            turn += 1
             append("turn/start", {"turn": turn})
             append("user/message", {"turn": turn, "step": 0, "content": "go on", "source": "user"})
         call = {"call_id": f"c{index}", "name": "read_file", "arguments": '{"path": "a.txt"}'}
@@ -92,16 +95,37 @@ def build(bundle: Bundle, session_id: str, steps: int) -> None:
             append("turn/end", {"turn": turn, "reason": "completed"})
         if (index + 1) % FLUSH_EVERY == 0:
             asyncio.run(session.flush())
-    if steps % STEPS_PER_TURN:  # the last turn ends too: a resume finds nothing to repair
-        append("turn/end", {"turn": turn, "reason": "completed"})
     asyncio.run(session.flush())
+
+
+def build(bundle: Bundle, session_id: str, steps: int) -> None:
+    """A closed session of `steps` steps whose last TAIL_STEPS follow its resume snapshot.
+
+    The store keeps snapshots as it always does while the session is written; then one is
+    taken at steps - TAIL_STEPS and the last TAIL_STEPS are written without any, so that every
+    size is resumed over the same tail (in real use the tail is anything up to the store's
+    ``snapshot_every`` records).
+    """
+    session = create_session(bundle, session_id=session_id, cwd="/work")
+    write_steps(session, 0, steps - TAIL_STEPS)
     session.close()
+    for interval in (1, 0):  # a snapshot at this point; then the tail, with none
+        session = Session(
+            bundle.store.open(session_id),
+            flush=bundle.seams.session_flush,
+            catalog=bundle.catalog,
+            snapshot_interval=interval,
+        )
+        write_steps(session, steps - TAIL_STEPS, TAIL_STEPS if interval == 0 else 0)
+        session.close()
 
 
 def resume(bundle: Bundle, session_id: str, workspace: Path, *, converse: bool = False) -> Agent:
     session, plan = open_session(bundle, session_id)
     try:
         assert plan is None
+        opened = session.resumed
+        TAILS[session_id] = session.next_seq - opened.seq if opened is not None else None
         agent = Agent(bundle, session, workspace=workspace)
         assert find_suspension(session.records) is None
         if converse:
@@ -126,6 +150,7 @@ def main() -> int:
     full: dict[int, float] = {}
     converse: dict[int, float] = {}
     sizes_mb: dict[int, float] = {}
+    tails: dict[int, int] = {}
     try:
         for steps in sizes:
             build(bundle, f"s-{steps}", steps)
@@ -142,6 +167,8 @@ def main() -> int:
                 kept.rename(moved)
                 without.append(timed(partial(resume, bundle, sid, workspace), 1))
                 moved.rename(kept)
+            timed(partial(resume, bundle, sid, workspace), 1)
+            tails[steps] = TAILS[sid] or 0
             fast[steps] = sorted(with_snapshot)[len(with_snapshot) // 2] * 1000
             full[steps] = sorted(without)[len(without) // 2] * 1000
             converse[steps] = (
@@ -152,7 +179,7 @@ def main() -> int:
     small, large = min(sizes), max(sizes)
     rows = [
         Row(
-            f"resume at {steps} steps ({sizes_mb[steps]:.1f} MB log), vs full replay",
+            f"resume at {steps} steps ({sizes_mb[steps]:.1f} MB, tail {tails[steps]}), vs replay",
             fast[steps],
             full[steps],
             "ms",
