@@ -26,10 +26,12 @@ from typing import Any
 import attrs
 import orjson
 
+from seamhost.cli.snapshot_check import snapshot_check
 from seamhost.kernel.bundle import Bundle, build_bundle
 from seamhost.kernel.profile.resolve import resolve_profile
 from seamhost.session.record import Record
 from seamhost.session.shape import shape_problems
+from seamhost.session.store import SessionStore
 
 PROBE = """
 import asyncio, os, random
@@ -178,7 +180,8 @@ class Rig:
             "[seamhost.plugins]\ncrashprobe = seamhost_crashprobe:descriptor\n"
         )
         rig.profile.write_text(
-            f'[plugins.persistence-jsonl]\nroot = "{rig.home / "sessions"}"\n'
+            # A resume snapshot after every flush: the reopening after a kill starts from one.
+            f'[plugins.persistence-jsonl]\nroot = "{rig.home / "sessions"}"\nsnapshot_every = 1\n'
             "[plugins.checkpoint-policy]\n[plugins.crashprobe]\n"
             '[plugins.model-scripted]\n[sandbox]\nmode = "workspace-write"\n'
         )
@@ -315,6 +318,8 @@ class Aftermath:
     repaired: list[Record]
     markers: frozenset[str]
     durable: int  # records a returned checkpoint flush covered, as the child reported
+    # What `session verify` says of the resume snapshot the kill left, and after the repair.
+    snapshots: tuple[str, str] = ("none", "none")
 
     def results(self) -> dict[str, str]:
         return {
@@ -338,12 +343,16 @@ class Aftermath:
                 f"lost committed records: {len(self.stored)} stored < {self.durable} flushed"
             )
         out += shape_problems(self.repaired, closed=True)
+        if "differs" in self.snapshots:
+            out.append(f"a resume snapshot differs from its log: {self.snapshots}")
         return out
 
 
 def aftermath(rig: Rig, session: str, phase_file: Path) -> Aftermath:
     """Read the killed session, repair it through the real CLI, read it again."""
-    stored = list(rig.bundle().store.read(session).records())
+    store = rig.bundle().store
+    stored = list(store.read(session).records())
+    left = snapshot_status(store, session)
     env = rig.env(rig.root / "repair-phases")
     result = rig.cli("run", "--profile", str(rig.profile), "--resume", session, env=env)
     if result.returncode != 0:
@@ -351,7 +360,13 @@ def aftermath(rig: Rig, session: str, phase_file: Path) -> Aftermath:
     repaired = list(rig.bundle().store.read(session).records())
     durable = max((int(d) for name, d in phases(phase_file) if name == "durable"), default=0)
     markers = frozenset(p.name for p in rig.markers.iterdir())
-    return Aftermath(stored, repaired, markers, durable)
+    snapshots = (left, snapshot_status(store, session))
+    return Aftermath(stored, repaired, markers, durable, snapshots)
+
+
+def snapshot_status(store: SessionStore, session: str) -> str:
+    found = snapshot_check(store, session)
+    return "none" if found is None else str(found["status"])
 
 
 def last_phase(phase_file: Path) -> str:

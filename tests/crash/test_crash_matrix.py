@@ -62,6 +62,7 @@ def trial(root: Path, seed: int, spans: tuple[float, float]) -> dict[str, Any]:
     outcome["lost"] = max(0, after.durable - len(after.stored))
     outcome["shape"] = [p for p in after.problems() if p not in outcome["misclassified"]]
     outcome["codes"] = sorted(after.results().values())
+    outcome["snapshot"] = after.snapshots[0]
     return outcome
 
 
@@ -95,6 +96,8 @@ def run_matrix(base: Path, trials: int) -> dict[str, Any]:
         "killed_before_first_write": sum("unopened" in o for o in outcomes),
         "malformed_after_repair": sum(bool(o.get("shape")) for o in outcomes),
         "repaired_codes": dict(Counter(c for o in outcomes for c in o.get("codes", ()))),
+        # What the reopening after the kill found (matches: it resumed from a snapshot).
+        "snapshots_left": dict(Counter(o.get("snapshot", "none") for o in outcomes)),
     }
     report["findings"] = [
         o

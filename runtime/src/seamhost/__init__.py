@@ -83,6 +83,10 @@ _EXPORTS = {
     "FORMAT_VERSION": "seamhost.session.store",
     "SessionCheck": "seamhost.session.store",
     "SessionHeader": "seamhost.session.store",
+    "SnapshotMark": "seamhost.session.store",
+    "SnapshotStore": "seamhost.session.store",
+    "SnapshotWriter": "seamhost.session.store",
+    "StoredSnapshot": "seamhost.session.store",
     "SessionStat": "seamhost.session.store",
     "SessionStore": "seamhost.session.store",
     "MemoryStore": "seamhost.session.memory",
@@ -142,8 +146,12 @@ __all__ = [
     "SessionHeader",
     "SessionStat",
     "SessionStore",
+    "SnapshotMark",
+    "SnapshotStore",
+    "SnapshotWriter",
     "StepContext",
     "StepNext",
+    "StoredSnapshot",
     "StreamNext",
     "TextDelta",
     "ToolCallProposal",
@@ -233,6 +241,10 @@ if TYPE_CHECKING:
     from seamhost.session.store import SessionHeader as SessionHeader
     from seamhost.session.store import SessionStat as SessionStat
     from seamhost.session.store import SessionStore as SessionStore
+    from seamhost.session.store import SnapshotMark as SnapshotMark
+    from seamhost.session.store import SnapshotStore as SnapshotStore
+    from seamhost.session.store import SnapshotWriter as SnapshotWriter
+    from seamhost.session.store import StoredSnapshot as StoredSnapshot
     from seamhost.tool.call import ExecuteNext as ExecuteNext
     from seamhost.tool.call import Runner as Runner
     from seamhost.tool.call import ToolContext as ToolContext

@@ -41,6 +41,15 @@ CONFIG_SCHEMA: dict[str, Any] = {
             "maximum": 19,
             "description": "zstd compression level (default 3).",
         },
+        "snapshot_every": {
+            "type": "integer",
+            "minimum": 0,
+            "description": (
+                "Records made durable between two resume snapshots (default 1000; 0 keeps none). "
+                "A snapshot lets a long session reopen without reading its whole log; the log "
+                "stays the only truth."
+            ),
+        },
         "batch_window_ms": {
             "type": "integer",
             "minimum": 0,

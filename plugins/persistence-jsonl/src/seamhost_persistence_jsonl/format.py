@@ -10,6 +10,7 @@ One directory per session under the store root::
     <root>/<escaped id>/session.v1.jsonl        the log, compression = "none" (plain JSONL)
     <root>/<escaped id>/session.lock            the writer lock; deleted only with its session
     <root>/<escaped id>/.session.v1.jsonl*.tmp  a first write being published
+    <root>/<escaped id>/session.v1.resume       the resume snapshot, optional (see .snapshots)
 
 A session id becomes a directory name by percent-encoding (``%XX``, upper-case hex, of its UTF-8
 bytes) every byte outside ``[A-Za-z0-9._-]``, and a leading ``.``. One root holds one encoding,

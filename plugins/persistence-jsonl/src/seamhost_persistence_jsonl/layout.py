@@ -25,6 +25,7 @@ from seamhost_persistence_jsonl.format import (
     TEMP_SUFFIX,
     Encoding,
 )
+from seamhost_persistence_jsonl.snapshots import SNAPSHOT_NAME
 
 HOME_ENV = "SEAMHOST_HOME"
 NAME_MAX = 255
@@ -114,7 +115,7 @@ class SessionPaths:
 
     def is_temp(self, name: str) -> bool:
         return name.endswith(TEMP_SUFFIX) and any(
-            name.startswith(f".{log}.") for log in LOG_NAMES.values()
+            name.startswith(f".{log}.") for log in (*LOG_NAMES.values(), SNAPSHOT_NAME)
         )
 
     def find_log(self) -> tuple[Path, Encoding] | None:

@@ -60,6 +60,15 @@ class LogFile:
     def published(self) -> bool:
         return self._fd >= 0
 
+    @property
+    def fd(self) -> int:
+        return self._fd
+
+    @property
+    def length(self) -> int:
+        """Where the last complete frame ends (the next append goes there)."""
+        return self._length
+
     def publish(self, data: bytes, count: int) -> None:
         """Create the log holding `data` (its header frame first), or raise and leave none."""
         paths = self.paths

@@ -29,7 +29,11 @@ class JsonlPersistence:
     def session_store(self) -> JsonlStore:
         if self._store is None:
             from seamhost_persistence_jsonl.layout import configured_root
-            from seamhost_persistence_jsonl.store import DEFAULT_WINDOW_MS, JsonlStore
+            from seamhost_persistence_jsonl.store import (
+                DEFAULT_SNAPSHOT_EVERY,
+                DEFAULT_WINDOW_MS,
+                JsonlStore,
+            )
 
             config = self._config
             catalog = None
@@ -42,6 +46,7 @@ class JsonlPersistence:
                 compression=config.get("compression", "zstd"),
                 level=config.get("level", 3),
                 batch_window_ms=config.get("batch_window_ms", DEFAULT_WINDOW_MS),
+                snapshot_every=config.get("snapshot_every", DEFAULT_SNAPSHOT_EVERY),
                 catalog=catalog,
             )
         return self._store

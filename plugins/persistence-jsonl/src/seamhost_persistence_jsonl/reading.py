@@ -103,14 +103,17 @@ class LogScan:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def records(self) -> Iterator[Record]:
+    def records(self, start: tuple[int, int] | None = None) -> Iterator[Record]:
         """Every record after the header, in seq order; sets `tail` once exhausted.
 
-        The scan closes its file when the iteration ends (or the iterator is dropped).
+        `start`, a (byte offset, seq) pair where a frame (or line) begins, reads from there on
+        instead: a resume snapshot covers what is before it (:mod:`.snapshots`). The scan
+        closes its file when the iteration ends (or the iterator is dropped).
         """
+        offset, seq = start if start is not None else (self._start, 0)
         if self.encoding == "zstd":
-            return self._framed_records()
-        return self._plain_records()
+            return self._framed_records(offset, seq)
+        return self._plain_records(offset, seq)
 
     # -- errors -----------------------------------------------------------------------------
 
@@ -202,11 +205,9 @@ class LogScan:
             raise self.corrupted(offset, f"frame does not decompress: {exc}") from None
         return content
 
-    def _framed_records(self) -> Iterator[Record]:
+    def _framed_records(self, offset: int, expected: int) -> Iterator[Record]:
         # This loop runs once per record of every read: it stays lean on purpose.
         known = self._known
-        offset = self._start
-        expected = 0
         try:
             while offset < self.size:
                 info = self._frame_info(offset)
@@ -321,10 +322,9 @@ class LogScan:
         end = buffer.index(b"\n")
         return self._parse_header(buffer[:end]), end + 1
 
-    def _plain_records(self) -> Iterator[Record]:
+    def _plain_records(self, offset: int, expected: int) -> Iterator[Record]:
         known = self._known
-        expected = 0
-        offset = self._start  # the file offset of buffer[0]
+        # `offset` is the file offset of buffer[0]
         buffer = b""
         position = offset
         try:

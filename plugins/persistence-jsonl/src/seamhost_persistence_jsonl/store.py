@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 
 import orjson
 
-from seamhost import SessionCheck, SessionHeader, SessionStat
-from seamhost_persistence_jsonl import locking
+from seamhost import SessionCheck, SessionHeader, SessionStat, StoredSnapshot
+from seamhost_persistence_jsonl import locking, snapshots
 from seamhost_persistence_jsonl.deletion import delete_session
 from seamhost_persistence_jsonl.durable import make_directories, publish
 from seamhost_persistence_jsonl.errors import (
@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from seamhost import EventCatalog, Record
 
 DEFAULT_WINDOW_MS = 200
+DEFAULT_SNAPSHOT_EVERY = 1000
 
 
 class JsonlReader:
@@ -71,8 +72,10 @@ class JsonlStore:
 
     `compression` is the encoding new sessions are written in (``"zstd"``, framed, or
     ``"none"``, plain JSONL); a root holds one encoding. `level` is the zstd level,
-    `batch_window_ms` the write-behind window. `catalog` knows the event types a reader accepts
-    (default: the core types); a record of another type must be marked ignorable.
+    `batch_window_ms` the write-behind window, `snapshot_every` how many records become durable
+    between two resume snapshots (0: none; :mod:`.snapshots`). `catalog` knows the event types
+    a reader accepts (default: the core types); a record of another type must be marked
+    ignorable.
     """
 
     name = "persistence-jsonl"
@@ -86,6 +89,7 @@ class JsonlStore:
         level: int = DEFAULT_LEVEL,
         batch_window_ms: int = DEFAULT_WINDOW_MS,
         catalog: EventCatalog | None = None,
+        snapshot_every: int = DEFAULT_SNAPSHOT_EVERY,
     ) -> None:
         if compression not in ENCODINGS:
             raise ValueError(f"compression must be one of {ENCODINGS}, not {compression!r}")
@@ -97,6 +101,9 @@ class JsonlStore:
         self.encoding: Encoding = compression
         self.level = level
         self.window = batch_window_ms / 1000
+        if snapshot_every < 0:
+            raise ValueError("snapshot_every must not be negative")
+        self.snapshot_every = snapshot_every
         self._catalog = catalog
 
     def __repr__(self) -> str:
@@ -146,26 +153,69 @@ class JsonlStore:
             for name in os.listdir(paths.directory):
                 if paths.is_temp(name):
                     os.unlink(paths.directory / name)
-            scan = LogScan(session_id, path, encoding, self.catalog)
-            existing = list(scan.records())
-            assert scan.tail is not None  # set once records() is exhausted
             fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
+            scan, resumed = self._scan_tail(paths, path, encoding, fd)
+            existing = list(scan.records()) if resumed is None else None
+            assert scan.tail is not None  # set once records() is exhausted
         except BaseException:
+            if fd >= 0:
+                os.close(fd)
             if lock is not None:
                 lock.release()
             locking.release(claim)
             raise
         opened = OpenedLog(fd, lock, scan.tail)
-        return self._writer(paths, scan.header, claim, existing, opened)
+        return self._writer(
+            paths, scan.header, claim, existing=existing, opened=opened, resumed=resumed
+        )
+
+    def _scan_tail(
+        self, paths: SessionPaths, path: Path, encoding: Encoding, fd: int
+    ) -> tuple[LogScan, StoredSnapshot | None]:
+        """A scan of the log, and the resume snapshot with the records after it when one
+        matches the log (:mod:`.snapshots`); without one, the scan is left for a full read."""
+        scan = LogScan(paths.session_id, path, encoding, self.catalog)
+        found = snapshots.find(paths, fd, os.fstat(fd).st_size)
+        if found is None:
+            return scan, None
+        seq, offset, body = found
+        try:
+            tail = tuple(scan.records((offset, seq)))
+        except SessionCorrupted:
+            # Damage after the snapshot is the log's, and a full read reports it the same way;
+            # read in full so that a snapshot can never be the reason a session is refused.
+            return LogScan(paths.session_id, path, encoding, self.catalog), None
+        return scan, StoredSnapshot(seq, body, tail)
+
+    def _reader_of(self, paths: SessionPaths, count: int) -> Callable[[], list[Record]]:
+        """Reads the first `count` records of the log (a resumed writer's `existing()`)."""
+        path, encoding = paths.require_log()
+
+        def records() -> list[Record]:
+            found: list[Record] = []
+            scan = LogScan(paths.session_id, path, encoding, self.catalog).records()
+            try:
+                for record in scan:
+                    if record.seq >= count:
+                        break
+                    found.append(record)
+            finally:
+                scan.close()  # type: ignore[attr-defined]
+            return found
+
+        return records
 
     def _writer(
         self,
         paths: SessionPaths,
         header: SessionHeader,
         claim: str,
+        *,
         existing: list[Record] | None = None,
         opened: OpenedLog | None = None,
+        resumed: StoredSnapshot | None = None,
     ) -> JsonlWriter:
+        count = resumed.seq + len(resumed.tail) if resumed is not None else 0
         return JsonlWriter(
             paths,
             header,
@@ -175,6 +225,9 @@ class JsonlStore:
             prepare_root=self._prepare_root,
             existing=existing or (),
             opened=opened,
+            resumed=resumed,
+            read_existing=self._reader_of(paths, count) if resumed is not None else None,
+            snapshot_interval=self.snapshot_every,
         )
 
     # -- readers ----------------------------------------------------------------------------
@@ -243,6 +296,17 @@ class JsonlStore:
             torn_records=len(tail.torn_records),
             torn_bytes=tail.torn_bytes,
         )
+
+    def kept_snapshot(self, session_id: str) -> StoredSnapshot | None:
+        """The resume snapshot an open would start from, read without the lock (or None)."""
+        paths = SessionPaths.of(self.root, session_id)
+        path, _ = paths.require_log()
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            found = snapshots.find(paths, fd, os.fstat(fd).st_size)
+        finally:
+            os.close(fd)
+        return StoredSnapshot(found[0], found[2], ()) if found is not None else None
 
     def delete(self, session_id: str, *, check: Callable[[], None] | None = None) -> None:
         """Remove a session's directory under its writer lock (see :mod:`.deletion`)."""

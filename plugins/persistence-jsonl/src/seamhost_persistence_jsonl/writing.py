@@ -17,6 +17,8 @@ Protocol, as the writing thread of a :class:`JsonlWriter` runs it:
 * Records recovered from a torn tail when the session was opened are queued first: the torn
   bytes are cut and those records written again with the next batch.
 * ``close`` writes what is still queued (one attempt), then releases the lock and the claim.
+* Resume snapshots (``SnapshotWriter``): a mark is the durable seq and the end of the last
+  complete frame, taken only between writes; the side file is :mod:`.snapshots`'.
 """
 
 from __future__ import annotations
@@ -30,8 +32,8 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from seamhost import jsonvalue
-from seamhost_persistence_jsonl import locking
+from seamhost import SnapshotMark, jsonvalue
+from seamhost_persistence_jsonl import locking, snapshots
 from seamhost_persistence_jsonl.errors import (
     BatchRejected,
     StorageError,
@@ -44,7 +46,7 @@ from seamhost_persistence_jsonl.logfile import LogFile, OpenedLog
 if TYPE_CHECKING:
     import asyncio
 
-    from seamhost import Record, SessionHeader
+    from seamhost import Record, SessionHeader, StoredSnapshot
     from seamhost_persistence_jsonl.layout import SessionPaths
 
 Settle = Callable[[StorageError | None], None]
@@ -94,8 +96,16 @@ class JsonlWriter:
         prepare_root: Callable[[], None],
         existing: Sequence[Record] = (),
         opened: OpenedLog | None = None,
+        resumed: StoredSnapshot | None = None,
+        read_existing: Callable[[], list[Record]] | None = None,
+        snapshot_interval: int = 0,
     ) -> None:
         self._header = header
+        self._paths = paths
+        # Opened from a resume snapshot: the records before it are read when first asked for.
+        self._resumed = resumed
+        self._read_existing = read_existing
+        self.snapshot_interval = snapshot_interval
         self._encoder = encoder
         self._window = window
         self._claim: str | None = claim
@@ -109,7 +119,8 @@ class JsonlWriter:
         self._thread: threading.Thread | None = None
         # Guarded by _state. The queue: the envelope lines of the records not yet durable.
         self._lines: list[bytes] = [record.envelope() for record in torn]
-        self._durable = len(self._existing) - len(torn)
+        stored = len(self._existing) if resumed is None else resumed.seq + len(resumed.tail)
+        self._durable = stored - len(torn)
         self._deadline: float | None = None
         self._waiters: list[_Waiter] = []
         # True while a batch is being written, by the thread or inline by flush(): one at a time.
@@ -133,7 +144,24 @@ class JsonlWriter:
         return str(self._file.path)
 
     def existing(self) -> list[Record]:
+        if self._read_existing is not None:
+            self._existing, self._read_existing = self._read_existing(), None
         return list(self._existing)
+
+    # -- resume snapshots (the SnapshotWriter protocol) ---------------------------------------
+
+    def opened_from(self) -> StoredSnapshot | None:
+        return self._resumed
+
+    def snapshot_mark(self) -> SnapshotMark | None:
+        with self._state:
+            if self._writing or not self._published or self._closing:
+                return None
+            return SnapshotMark(self._durable, {"offset": self._file.length})
+
+    def save_snapshot(self, mark: SnapshotMark, body: bytes) -> None:
+        offset = mark.token["offset"]
+        snapshots.save(self._paths, self._file.fd, mark.seq, offset, body)
 
     def submit(self, record: Record) -> None:
         """Queue `record`; raises `BatchRejected` unless its seq is the next one."""

@@ -43,7 +43,10 @@ def reopen_session(
     from seamhost.run.sessions import open_session
 
     session, plan = open_session(bundle, resolve_session(bundle.store, given))
-    for record in session.records:  # so that results of a resumed step show their tools' names
+    # Results of the resumed turn show their tools' names; its calls are at or after the resume
+    # snapshot's window (docs/design.md, "Resume snapshots"), so no more of the log is read.
+    start = session.resumed.window_start if session.resumed is not None else 0
+    for record in session.records[start:]:
         if record.type == "tool/call":
             transcript.calls[str(record.data["call_id"])] = str(record.data["name"])
     if plan is not None:  # what repair closed, as the timeline shows it

@@ -175,8 +175,8 @@ def _replay_after(bundle: Bundle, path: Path, session: Session) -> Script | None
 
     if find_suspension(session.records) is not None:
         return None
-    turns = sum(1 for record in session.records if record.type == "turn/start")
-    return _replay(bundle, path, turns + 1)
+    last = session.last("turn/start")  # turns are numbered 1, 2, ... as the agent starts them
+    return _replay(bundle, path, int(last.data["turn"]) + 1 if last is not None else 1)
 
 
 def _replay(bundle: Bundle, path: Path, first_turn: int = 1) -> Script:
@@ -200,7 +200,10 @@ def _resume(
     from seamhost.run.sessions import open_session
 
     session, plan = open_session(bundle, session_id)
-    for record in session.records:  # so that results of a resumed step show their tools' names
+    # Results of the resumed turn show their tools' names; its calls are at or after the resume
+    # snapshot's window (docs/design.md, "Resume snapshots"), so no more of the log is read.
+    start = session.resumed.window_start if session.resumed is not None else 0
+    for record in session.records[start:]:
         if record.type == "tool/call":
             transcript.calls[str(record.data["call_id"])] = str(record.data["name"])
     root = (workspace or Path(session.header.cwd)).resolve()

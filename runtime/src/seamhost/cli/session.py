@@ -91,35 +91,47 @@ def verify(
     """Check the integrity of session ID (or of --all sessions).
 
     Exits 0 when every session is intact (a torn tail, the trace of a crash, is reported but
-    is not damage), 3 when one is corrupted, 1 when one cannot be read by this seamhost.
+    is not damage), 3 when one is corrupted, 1 when one cannot be read by this seamhost. A
+    resume snapshot is replayed and compared: one that differs from its log is damage.
     """
     if every == (session_id is not None):
         raise click.UsageError("give one session ID or --all")
     store = open_store(root, profile_ref)
     ids = list(store.ids()) if every else [resolve_session(store, session_id or "")]
+    from seamhost.cli.snapshot_check import snapshot_check
+
     checks: list[SessionCheck] = []
     failures: list[tuple[str, str]] = []
+    snapshots: dict[str, dict[str, Any]] = {}  # the resume snapshot of each intact session
     for sid in progress(ids, "verifying", enabled=len(ids) > 1 and not as_json):
         try:
             checks.append(store.verify(sid))
+            found = snapshot_check(store, sid) if checks[-1].intact else None
+            if found is not None:
+                snapshots[sid] = found
         except SeamhostError as exc:
             if not every:
                 raise
             failures.append((sid, str(exc)))
     if as_json:
         emit_json(
-            [{**check_json(c)} for c in checks]
+            [{**check_json(c), "snapshot": snapshots.get(c.session_id)} for c in checks]
             + [{"session_id": sid, "error": error} for sid, error in failures]
         )
     else:
         out = console()
         for check in checks:
-            out.print(describe_check(check), highlight=False)
+            text = describe_check(check)
+            if check.session_id in snapshots:
+                found = snapshots[check.session_id]
+                text += f"; resume snapshot at seq {found['seq']}: {esc(found['message'])}"
+            out.print(text, highlight=False)
         for sid, error in failures:
             out.print(f"[red]? {esc(sid)}[/red]: {esc(error)}")
         if every and not ids:
             out.print("no sessions stored")
     corrupted = [c.session_id for c in checks if not c.intact]
+    corrupted += [sid for sid, found in snapshots.items() if found["status"] == "differs"]
     if corrupted or failures:  # the checks above say what; stderr says that it failed
         code = ExitCode.CORRUPT if corrupted else ExitCode.FAILURE
         bad = corrupted or [sid for sid, _ in failures]

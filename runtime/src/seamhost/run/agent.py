@@ -107,11 +107,12 @@ class Agent:
         # Called with each piece of assistant text as it streams (a terminal shows it live); the
         # log records the message only once its attempt ended with a terminal event.
         self.on_text: Callable[[str], None] | None = None
-        self._turn = 0
-        self._messages: list[dict[str, Any]] = []
-        for record in session.records:
-            self._observe(record)
-        session.listen(self._observe)
+        last_turn = session.last("turn/start")
+        self._turn = int(last_turn.data["turn"]) if last_turn is not None else 0
+        # Derived on first use: a session opened from a resume snapshot reads the records before
+        # it only when the model is first asked (docs/design.md, "Resume snapshots").
+        self._messages: list[dict[str, Any]] | None = None
+        session.listen(self._follow)
 
     @property
     def turn(self) -> int:
@@ -121,7 +122,7 @@ class Agent:
     @property
     def messages(self) -> tuple[dict[str, Any], ...]:
         """The conversation as the model sees it, derived from the log."""
-        return tuple(self._messages)
+        return tuple(self._conversation())
 
     def cancel(self) -> None:
         """Cancel the running turn: undispatched calls are aborted, started bodies settle."""
@@ -249,7 +250,12 @@ class Agent:
         if self._adapter is None:
             self._adapter = self.bundle.seams.llm_adapter()
         request = ModelRequest(
-            self.session.id, turn, step, tuple(self._messages), self._tools, session=self.session
+            self.session.id,
+            turn,
+            step,
+            tuple(self._conversation()),
+            self._tools,
+            session=self.session,
         )
         return await request_model(
             self.bundle.seams,
@@ -264,6 +270,8 @@ class Agent:
 
     def _sandbox_notice(self, mode: str) -> None:
         """design.md §12: the model is told its sandbox when the session starts and on changes."""
+        messages = self._messages
+        assert messages is not None  # called while the conversation is derived
         roots = ", ".join(str(r) for r in self.bundle.profile.sandbox.writable_roots)
         writes = {
             "read-only": "nothing may be written",
@@ -271,7 +279,7 @@ class Agent:
             + (f" and in {roots}" if roots else ""),
             "danger-full-access": "nothing is confined",
         }.get(mode, "")
-        self._messages.append(
+        messages.append(
             {
                 "role": "context",
                 "content": f"The sandbox mode is `{mode}`: {writes}. A call that needs a wider "
@@ -281,8 +289,23 @@ class Agent:
         )
         self._notified_mode = mode
 
+    def _conversation(self) -> list[dict[str, Any]]:
+        if self._messages is None:
+            self._messages = []
+            for record in self.session.records:
+                self._observe(record)
+        return self._messages
+
+    def _follow(self, record: Record) -> None:
+        if self._messages is not None:
+            self._observe(record)
+        elif record.type == "turn/start":
+            self._turn = max(self._turn, int(record.data["turn"]))
+
     def _observe(self, record: Record) -> None:
         kind, data = record.type, record.data
+        messages = self._messages
+        assert messages is not None  # called while the conversation is derived
         if kind == "turn/start":
             self._turn = max(self._turn, int(data["turn"]))
             if self._notified_mode is None:  # no sandbox/mode event yet: the profile's mode
@@ -291,9 +314,9 @@ class Agent:
             if data["mode"] != self._notified_mode:
                 self._sandbox_notice(str(data["mode"]))
         elif kind == "user/message":
-            self._messages.append({"role": "user", "content": data["content"]})
+            messages.append({"role": "user", "content": data["content"]})
         elif kind == "assistant/message":
-            self._messages.append(
+            messages.append(
                 {
                     "role": "assistant",
                     "content": data["content"],
@@ -301,7 +324,7 @@ class Agent:
                 }
             )
         elif kind == "tool/result":
-            self._messages.append(
+            messages.append(
                 {
                     "role": "tool",
                     "call_id": data["call_id"],
@@ -311,7 +334,7 @@ class Agent:
             )
         elif kind == "tool/reconciled":
             # design.md §10: the model learns at its next step what an unknown outcome was.
-            self._messages.append(
+            messages.append(
                 {
                     "role": "context",
                     "content": f"The outcome of call {data['call_id']} (attempt "
@@ -320,11 +343,11 @@ class Agent:
                 }
             )
         elif kind == "agent/inbox/spliced":
-            self._messages.extend({"role": "context", "content": c} for c in data["contexts"])
+            messages.extend({"role": "context", "content": c} for c in data["contexts"])
         elif kind == "approval/policy":
             # The model sees the policy it now works under, appended where it changed: the
             # earlier conversation (a stable request prefix) is never rewritten.
-            self._messages.append(
+            messages.append(
                 {
                     "role": "context",
                     "content": f"The approval policy is now `{data['policy']}` "

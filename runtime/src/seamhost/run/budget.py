@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from seamhost.errors import ErrorCode, LimitReached
+from seamhost.session.derived import USAGE_KEYS
 
 if TYPE_CHECKING:
     from seamhost.kernel.profile.limits import Limits
@@ -23,12 +24,20 @@ class Budget:
 
     def __init__(self, limits: Limits, session: Session) -> None:
         self.limits = limits
-        self.input_tokens = 0
-        self.output_tokens = 0
-        self.tool_calls = 0
+        # From the resume snapshot's totals and the records after it, or a replay of them all.
+        opened = session.resumed
+        start = opened.seq if opened is not None else 0
+        usage = opened.usage if opened is not None else dict.fromkeys(USAGE_KEYS, 0)
+        self.input_tokens = usage["input_tokens"]
+        self.output_tokens = usage["output_tokens"]
+        self.tool_calls = usage["tool_calls"]
         self.turn_started: int | None = None  # ms, of the open turn
-        for record in session.records:
-            self.observe(record)
+        started, ended = session.last("turn/start"), session.last("turn/end")
+        if started is not None and (ended is None or ended.seq < started.seq):
+            self.turn_started = started.time
+        for record in session.records[start:]:
+            if record.type not in ("turn/start", "turn/end"):
+                self.observe(record)
         session.listen(self.observe)
 
     def observe(self, record: Record) -> None:

@@ -20,6 +20,7 @@ import orjson
 
 from seamhost import jsonvalue
 from seamhost.errors import EventRejected, SeamUnavailable, UnknownEventType
+from seamhost.session import resumed
 from seamhost.session.codec import EventCatalog, core_catalog
 from seamhost.session.record import Record
 
@@ -37,7 +38,7 @@ class RecordsView(Sequence[Record]):
 
     __slots__ = ("_records",)
 
-    def __init__(self, records: list[Record]) -> None:
+    def __init__(self, records: resumed.RecordList) -> None:
         self._records = records
 
     @overload
@@ -64,6 +65,11 @@ class Session:
     `on_event` is told of every committed record (a bundle passes its ``session/event`` notify);
     `flush` makes the log durable (its ``session/flush`` barrier). Without `flush`, a flush
     raises `SeamUnavailable`: a checkpoint that needs durability fails closed.
+
+    A writer that keeps resume snapshots (``SnapshotWriter``) opens the session from one:
+    `resumed` is then the state it covers, and the records before its window are read only when
+    asked for (:mod:`seamhost.session.resumed`); after a flush, a snapshot is saved every
+    `snapshot_interval` records (default: the writer's).
     """
 
     def __init__(
@@ -74,6 +80,7 @@ class Session:
         flush: FlushHook | None = None,
         catalog: EventCatalog | None = None,
         clock: Callable[[], int] = now_ms,
+        snapshot_interval: int | None = None,
     ) -> None:
         self._writer = writer
         self._on_event = on_event
@@ -84,12 +91,13 @@ class Session:
         self._encoders: dict[type[Event], Callable[[Event], dict[str, Any]]] = {}
         self._clock = clock
         self._lock = threading.Lock()
-        self._records: list[Record] = writer.existing()
-        for expected, record in enumerate(self._records):
-            if record.seq != expected:
-                raise ValueError(f"stored records have a seq gap at {expected}")
-        self._last_time = self._records[-1].time if self._records else 0
-        self._last_of_type: dict[str, Record] = {r.type: r for r in self._records}
+        # From a resume snapshot when the store kept a sound one, else a full replay.
+        opened = resumed.load(writer)
+        self._records = opened.records
+        self.resumed = opened.derived  # the snapshot state it was opened from, if any
+        self._snapshots = resumed.Snapshots(writer, opened.derived, snapshot_interval)
+        self._last_time = self._records[-1].time if len(self._records) else 0
+        self._last_of_type = opened.last_of_type
         self._listeners: list[Callable[[Record], None]] = []
         self._closed = False
         # Records [0, _durable) are known durable: a flush covering them has succeeded. -1 until
@@ -219,6 +227,7 @@ class Session:
             return
         await self._flush(self)
         self._durable = max(self._durable, target)
+        self._snapshots.after_flush(self._records)
 
     def close(self) -> None:
         """Release the writer. Records not flushed may be lost with a durable store."""

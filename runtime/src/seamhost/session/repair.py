@@ -119,10 +119,10 @@ def plan_repair(
     A turn parked on a deferred approval is not a crash tail (:mod:`seamhost.session.suspension`):
     it is left open for ``--resume``.
     """
-    turn = open_turn(records)
-    if turn is None or find_suspension(records) is not None:
+    start = last_open(records, "turn/start", "turn/end")  # from the end: resume reads no more
+    if start is None or find_suspension(records) is not None:
         return None
-    start = max(i for i, r in enumerate(records) if r.type == "turn/start")
+    turn = int(records[start].data["turn"])
     tail = records[start:]
     step = _open_step(tail)
     calls = _unfinished_calls(tail, step, barriers=header.barriers)

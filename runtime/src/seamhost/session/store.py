@@ -5,6 +5,12 @@ handle that may add records to a session: ``submit`` hands records over without 
 (write-behind), and ``flush`` returns once every submitted record has crossed the storage
 boundary or raises, leaving what failed pending for the next flush. ``delete`` takes the session
 the way a writer would, so a live writer refuses it, and nothing is removed unless everything is.
+
+A writer may also keep **resume snapshots** (:class:`SnapshotWriter`, optional; docs/design.md,
+"Resume snapshots"): the kernel hands it, from time to time, a snapshot of the state derived from
+the records before a durable point, and on the next open the store gives it back with the
+records after that point, so that opening does not read the whole log. A store without them
+works unchanged: every open is a full replay.
 """
 
 from __future__ import annotations
@@ -116,7 +122,10 @@ class SessionWriter(Protocol):
     def header(self) -> SessionHeader: ...
 
     def existing(self) -> list[Record]:
-        """The records already stored when the writer was opened (empty for a new session)."""
+        """The records already stored when the writer was opened (empty for a new session).
+
+        A `SnapshotWriter` opened from a snapshot may read them only when this is first called.
+        """
         ...
 
     def submit(self, record: Record) -> None:
@@ -129,6 +138,81 @@ class SessionWriter(Protocol):
 
     def close(self) -> None:
         """Release the session (its lock); records not flushed may be lost."""
+        ...
+
+
+@attrs.frozen
+class SnapshotMark:
+    """A durable point of one session's log that a resume snapshot may cover.
+
+    Every record with a seq below `seq` is durable. `token` is the store's own (JSON) proof of
+    where that point is and what the log holds just before it, enough for the store to check,
+    later and in time that does not grow with the log, that the log still holds exactly those
+    records there (persistence-jsonl: the byte offset and a digest of the bytes before it).
+    """
+
+    seq: int  # the records [0, seq) are durable and covered
+    token: FrozenDict = attrs.field(converter=freeze)  # the store's proof of the point
+
+
+@attrs.frozen
+class StoredSnapshot:
+    """A resume snapshot a store found valid when it opened a session, and the records after it.
+
+    `body` is exactly what the kernel saved (the store never looks inside); `tail` holds every
+    stored record from `seq` on, in order, torn-tail records recovered included.
+    """
+
+    seq: int  # the records the snapshot covers: [0, seq)
+    body: bytes  # the kernel's snapshot document, as saved
+    tail: tuple[Record, ...]  # the stored records [seq, ...)
+
+
+@runtime_checkable
+class SnapshotWriter(Protocol):
+    """What a `SessionWriter` implements to keep resume snapshots (optional; docs/design.md).
+
+    A writer that does not implement these three methods is opened by a full replay, always.
+    One that does is held to this contract (:mod:`seamhost.testing.persistence_snapshots`):
+
+    * `snapshot_interval` is how many records should become durable between two snapshots
+      (0: keep none); the kernel saves one after the first flush past it.
+
+    * `snapshot_mark` names the latest durable point (None while nothing is durable, or when
+      the store cannot name one right now, e.g. a write is in flight). It never blocks on
+      storage.
+    * `save_snapshot(mark, body)` keeps `body` as the snapshot covering `mark`, replacing the
+      one kept before; it is called on the writer's owner thread after a flush, must be cheap
+      (no fsync is needed: a lost or torn snapshot only costs a full replay), and may raise a
+      `SeamhostError` or `OSError`, which the kernel ignores (the log is untouched).
+    * When the session was opened (`SessionStore.open`), `opened_from` returns the newest kept
+      snapshot that still matches the log (its mark's token checks out against the stored log,
+      without reading the log before that point) with every record after it; else None. A
+      missing, damaged, stale or foreign snapshot is None, never an error; damage *after* the
+      mark is the log's damage and raises exactly as a full read would.
+    * With a snapshot returned, `existing()` may read the whole log lazily, on its first call
+      (the kernel calls it only when something needs the records before the snapshot); it
+      returns every record stored when the writer was opened, and raises the store's
+      corruption error (a `SessionDamaged`) if that read finds damage.
+    * Deleting a session deletes its snapshots; a snapshot never changes what a read returns.
+    """
+
+    snapshot_interval: int
+
+    def snapshot_mark(self) -> SnapshotMark | None: ...
+
+    def save_snapshot(self, mark: SnapshotMark, body: bytes) -> None: ...
+
+    def opened_from(self) -> StoredSnapshot | None: ...
+
+
+@runtime_checkable
+class SnapshotStore(Protocol):
+    """A store whose writers keep resume snapshots, as `seamhost session verify` checks them."""
+
+    def kept_snapshot(self, session_id: str) -> StoredSnapshot | None:
+        """The snapshot `open` would offer now (its `tail` left empty), read without the lock;
+        None when none is kept or the kept one does not match the log."""
         ...
 
 

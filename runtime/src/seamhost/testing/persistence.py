@@ -17,10 +17,11 @@ store for a directory in another process) nothing is checked across processes; w
 ``tear_tail`` no torn tail; without ``corrupt`` no damage detection.
 
 The sample session the tests write (:mod:`seamhost.testing.persistence_samples`), the backend
-declaration with its child process (:mod:`seamhost.testing.persistence_backend`) and the
+declaration with its child process (:mod:`seamhost.testing.persistence_backend`), the
 deletion and write-behind tests (:mod:`seamhost.testing.persistence_deletion`,
-:mod:`seamhost.testing.persistence_writebehind`) live in modules of their own; every name of the
-kit is importable from here.
+:mod:`seamhost.testing.persistence_writebehind`) and the resume-snapshot tests
+(:mod:`seamhost.testing.persistence_snapshots`, for a store whose writers keep them) live in
+modules of their own; every name of the kit is importable from here.
 """
 
 from __future__ import annotations
@@ -50,10 +51,11 @@ from seamhost.testing.persistence_samples import (
     make_header,
     sample_events,
 )
+from seamhost.testing.persistence_snapshots import SnapshotContract
 from seamhost.testing.persistence_writebehind import WriteBehindContract
 
 
-class PersistenceContract(DeletionContract, WriteBehindContract):
+class PersistenceContract(DeletionContract, WriteBehindContract, SnapshotContract):
     """Tests any `session/store` backend passes. Subclass it and provide ``store_backend``."""
 
     @pytest.fixture

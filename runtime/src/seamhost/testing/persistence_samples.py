@@ -7,7 +7,7 @@ tests may use them too, to check their format against the same awkward content.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+from collections.abc import Iterable
 from typing import Any
 
 from seamhost.session.live import Session
@@ -72,7 +72,7 @@ def append_all(session: Session, events: list[tuple[str, dict[str, Any], bool]])
         session.append_data(type_, data, ignorable=ignorable)
 
 
-def envelopes(records: Iterator[Record] | list[Record]) -> list[bytes]:
+def envelopes(records: Iterable[Record]) -> list[bytes]:
     """What the store keeps of each record, to compare sessions byte for byte."""
     return [record.envelope() for record in records]
 

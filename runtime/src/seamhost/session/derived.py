@@ -1,0 +1,147 @@
+"""The state a resume needs, derived from a session's records (docs/design.md, "Resume snapshots").
+
+:class:`Derived` is a fold over the log: ``Derived().fold(records)`` over every record is what a
+full replay yields, and a snapshot is a `Derived` written down at some seq. It holds only what
+does not grow with the session:
+
+* ``seq`` (the records folded, [0, seq)) and ``last_time``;
+* ``last``: the last record of each type (``Session.last``: the sandbox mode, the approval
+  policy, the last ``turn/start`` and so on);
+* ``window``: the records from the last turn boundary (``turn/start`` or ``turn/end``) on. When
+  the last turn is open, that is the open turn: its open step, its calls, its pending approvals,
+  everything repair and a parked turn's resume read. Every backward scan for "the open turn"
+  stops inside it;
+* ``usage``: the totals the budget enforces (tokens from ``model/usage``, calls from each
+  call's first ``tool/dispatch``).
+
+The conversation the model is shown is *not* copied here: it grows with the session, and a copy
+in every snapshot would make keeping snapshots quadratic. The agent derives it from the records
+themselves, on its first model request (which carries the whole conversation anyway).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import attrs
+
+from seamhost.session.record import Record
+
+BOUNDARIES = frozenset({"turn/start", "turn/end"})
+USAGE_KEYS = ("input_tokens", "output_tokens", "tool_calls")
+
+
+@attrs.define(eq=False)
+class Derived:
+    """The resume state after the records [0, `seq`) (mutable: `fold` advances it)."""
+
+    seq: int = 0  # how many records are folded in
+    last_time: int = 0  # the time of the last one (0 before any)
+    last: dict[str, Record] = attrs.Factory(dict)  # the last record of each type
+    window_start: int = 0  # the seq of the last turn boundary (0 before any)
+    window: list[Record] = attrs.Factory(list)  # the records [window_start, seq)
+    usage: dict[str, int] = attrs.Factory(lambda: dict.fromkeys(USAGE_KEYS, 0))
+
+    def fold(self, records: Iterable[Record]) -> Derived:
+        """Advance over `records`, which must continue at `seq`; returns self."""
+        last, window, usage = self.last, self.window, self.usage
+        for record in records:
+            if record.seq != self.seq:
+                raise ValueError(f"record seq {record.seq} does not follow {self.seq}")
+            kind = record.type
+            if kind in BOUNDARIES:
+                window = self.window = [record]
+                self.window_start = record.seq
+            else:
+                window.append(record)
+            if kind == "model/usage":
+                usage["input_tokens"] += int(record.data["input_tokens"])
+                usage["output_tokens"] += int(record.data["output_tokens"])
+            elif kind == "tool/dispatch" and record.data["attempt"] == 1:
+                usage["tool_calls"] += 1
+            last[kind] = record
+            self.seq += 1
+            self.last_time = record.time
+        return self
+
+    # -- what it says -----------------------------------------------------------------------
+
+    @property
+    def open_turn(self) -> int | None:
+        """The open turn's number, or None when the last turn ended (or none started)."""
+        first = self.window[0] if self.window else None
+        if first is None or first.type != "turn/start":
+            return None
+        return int(first.data["turn"])
+
+    @property
+    def open_step(self) -> int | None:
+        """The open step of the open turn, or None."""
+        step = None
+        for record in self.window:
+            if record.type == "step/start":
+                step = int(record.data["step"])
+            elif record.type == "step/end":
+                step = None
+        return step if self.open_turn is not None else None
+
+    @property
+    def pending_approvals(self) -> tuple[str, ...]:
+        """The ids of the open turn's questions without a decision, in the order asked."""
+        asked: dict[str, None] = {}
+        for record in self.window:
+            if record.type == "approval/asked":
+                asked[str(record.data["id"])] = None
+            elif record.type == "approval/decided":
+                asked.pop(str(record.data["id"]), None)
+        return tuple(asked) if self.open_turn is not None else ()
+
+    @property
+    def sandbox_mode(self) -> str | None:
+        """The mode of the last ``sandbox/mode`` record (None: the profile's mode applies)."""
+        record = self.last.get("sandbox/mode")
+        return str(record.data["mode"]) if record is not None else None
+
+    def summary(self) -> dict[str, Any]:
+        """Everything it holds, as JSON (what `seamhost session verify` compares)."""
+        return {
+            "seq": self.seq,
+            "last_time": self.last_time,
+            "last": {kind: r.envelope().decode() for kind, r in sorted(self.last.items())},
+            "window_start": self.window_start,
+            "window": [r.envelope().decode() for r in self.window],
+            "usage": dict(self.usage),
+            "open_turn": self.open_turn,
+            "open_step": self.open_step,
+            "pending_approvals": list(self.pending_approvals),
+            "sandbox_mode": self.sandbox_mode,
+        }
+
+    def copy(self) -> Derived:
+        return Derived(
+            self.seq,
+            self.last_time,
+            dict(self.last),
+            self.window_start,
+            list(self.window),
+            dict(self.usage),
+        )
+
+
+def replay(records: Iterable[Record]) -> Derived:
+    """The state a full replay of `records` (from seq 0) yields."""
+    return Derived().fold(records)
+
+
+def usage_of(mapping: Mapping[str, Any]) -> dict[str, int] | None:
+    """`mapping`'s usage totals when it holds exactly the expected non-negative integers."""
+    if set(mapping) != set(USAGE_KEYS):
+        return None
+    values = {key: mapping[key] for key in USAGE_KEYS}
+    if not all(type(v) is int and v >= 0 for v in values.values()):
+        return None
+    return values
+
+
+__all__ = ["Derived", "replay"]

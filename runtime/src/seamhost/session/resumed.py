@@ -1,0 +1,164 @@
+"""Opening a live session from a resume snapshot, and keeping snapshots as it goes.
+
+:func:`load` is how :class:`~seamhost.session.live.Session` gets its records: from a
+:class:`~seamhost.session.store.SnapshotWriter` that opened the session from a snapshot the
+kernel also trusts (:func:`seamhost.session.snapshot.decode`), it keeps in memory only the
+snapshot's window (the records from the last turn boundary on) and the stored tail; the records
+before the window are read from the store when something first asks for one of them. Anything
+else (no snapshot, a store without them, a snapshot the kernel rejects) is a full replay:
+``writer.existing()``. Either way the session holds exactly the records of the log.
+
+:class:`Snapshots` keeps them: after a flush, once `interval` records have become durable since
+the last snapshot, it folds the new records into its state and hands the document to the writer.
+The fold is amortised (each record is folded once, when a snapshot is due), so appends pay
+nothing for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, NamedTuple, Protocol, overload
+
+from seamhost.errors import SeamhostError
+from seamhost.session import snapshot
+from seamhost.session.derived import Derived
+from seamhost.session.store import SnapshotWriter
+
+if TYPE_CHECKING:
+    from seamhost.session.record import Record
+    from seamhost.session.store import SessionWriter
+
+
+class RecordList(Protocol):
+    """What the live session needs of its records: a list, or :class:`ResumedRecords`."""
+
+    def append(self, record: Record, /) -> None: ...
+    def __len__(self) -> int: ...
+    @overload
+    def __getitem__(self, index: int, /) -> Record: ...
+    @overload
+    def __getitem__(self, index: slice, /) -> list[Record]: ...
+    def __iter__(self) -> Iterator[Record]: ...
+
+
+class Opened(NamedTuple):
+    """What :func:`load` found: the records, the last of each type, the snapshot state."""
+
+    records: RecordList
+    last_of_type: dict[str, Record]
+    derived: Derived | None  # the snapshot state opened from; None after a full replay
+
+
+class ResumedRecords:
+    """A session's records with the part before `start` read from the store only on demand.
+
+    Indexing and slicing at or after `start` (the snapshot's window, the tail, every record
+    appended since) never read the store; anything before it, ``iter`` and ``list`` of the whole
+    do, once. Supports what the live session does with its list: ``append``, ``len``, indexing.
+    """
+
+    __slots__ = ("_load", "_memory", "_prefix", "start")
+
+    def __init__(self, start: int, memory: list[Record], load: Callable[[], list[Record]]) -> None:
+        self.start = start
+        self._memory = memory
+        self._load = load
+        self._prefix: list[Record] | None = None if start else []
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the records before the window have been read."""
+        return self._prefix is not None
+
+    def prefix(self) -> list[Record]:
+        if self._prefix is None:
+            head = self._load()[: self.start]
+            if len(head) < self.start or any(r.seq != i for i, r in enumerate(head)):
+                raise ValueError("the stored records do not reach the snapshot's window")
+            self._prefix = head
+        return self._prefix
+
+    def append(self, record: Record) -> None:
+        self._memory.append(record)
+
+    def __len__(self) -> int:
+        return self.start + len(self._memory)
+
+    @overload
+    def __getitem__(self, index: int) -> Record: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Record]: ...
+    def __getitem__(self, index: int | slice) -> Record | list[Record]:
+        size = len(self)
+        if isinstance(index, slice):
+            first, stop, step = index.indices(size)
+            if step == 1 and first >= self.start:
+                return self._memory[first - self.start : max(stop - self.start, 0)]
+            return list(self)[index]
+        if index < 0:
+            index += size
+        if not 0 <= index < size:
+            raise IndexError("record index out of range")
+        if index >= self.start:
+            return self._memory[index - self.start]
+        return self.prefix()[index]
+
+    def __iter__(self) -> Iterator[Record]:
+        yield from self.prefix()
+        yield from self._memory
+
+
+def load(writer: SessionWriter) -> Opened:
+    """The records of the session `writer` opened, and the snapshot state it opened from."""
+    stored = writer.opened_from() if isinstance(writer, SnapshotWriter) else None
+    derived = snapshot.decode(stored.body, writer.header) if stored is not None else None
+    if stored is not None and derived is not None and derived.seq == stored.seq:
+        tail = list(stored.tail)
+        if all(r.seq == derived.seq + i for i, r in enumerate(tail)):
+            memory = list(derived.window) + tail
+            last = dict(derived.last)
+            last.update((r.type, r) for r in tail)
+            records = ResumedRecords(derived.window_start, memory, writer.existing)
+            return Opened(records, last, derived)
+    stored_records = writer.existing()
+    for expected, record in enumerate(stored_records):
+        if record.seq != expected:
+            raise ValueError(f"stored records have a seq gap at {expected}")
+    return Opened(stored_records, {r.type: r for r in stored_records}, None)
+
+
+class Snapshots:
+    """The resume snapshots of one live session (a no-op on a writer without them)."""
+
+    def __init__(
+        self, writer: SessionWriter, opened: Derived | None, interval: int | None = None
+    ) -> None:
+        """`interval` (durable records between two snapshots; 0: none) defaults to the writer's
+        ``snapshot_interval``."""
+        keeper = writer if isinstance(writer, SnapshotWriter) else None
+        if interval is None:
+            interval = keeper.snapshot_interval if keeper is not None else 0
+        self.interval = interval
+        self._writer = keeper if self.interval else None
+        self.state = opened.copy() if opened is not None else Derived()
+        self.saved = opened.seq if opened is not None else 0  # the seq the last one covers
+
+    def after_flush(self, records: RecordList) -> None:
+        """Save a snapshot when one is due; never raises for the store's sake."""
+        writer = self._writer
+        if writer is None or len(records) - self.saved < self.interval:
+            return  # what a flush pays when no snapshot is due: this check
+        mark = writer.snapshot_mark()
+        if mark is None or mark.seq - self.saved < self.interval or mark.seq > len(records):
+            return
+        self.state.fold(records[self.state.seq : mark.seq])
+        body = snapshot.encode(self.state, writer.header)
+        try:
+            writer.save_snapshot(mark, body)
+        except (SeamhostError, OSError):
+            return  # the log is untouched: the next one is tried after `interval` more
+        finally:
+            self.saved = mark.seq
+
+
+__all__ = ["Opened", "RecordList", "ResumedRecords", "Snapshots", "load"]

@@ -1,0 +1,226 @@
+"""Resuming a session of 1k, 10k and 100k steps: from its resume snapshot, and by full replay.
+
+Each session is a real persistence-jsonl session of the `default` profile's bundle: turns of 5
+steps, each step ``step/start``, ``assistant/message`` with one call, ``tool/call``,
+``tool/dispatch``, ``tool/result``, ``model/usage``, ``step/end`` (7 records; ~0.7 M records at
+100k steps), flushed every 10 steps (one frame each), snapshots at the store's default interval
+(every 1000 durable records) while it is written; the last 50 steps (350 records) follow the
+last snapshot at every size, so that the sizes differ only in what the snapshot covers (in real
+use the tail is anything up to ``snapshot_every`` records; a record of tail costs about 3 us
+more here).
+
+"Resume" is what reopening a session for the next turn costs the kernel: ``open_session`` (the
+store's open, the live session, repair's check of the last turn) and an ``Agent`` over it (its
+budget totals and turn number), plus ``find_suspension`` (is a turn parked?). Measured in the
+same run, medians, interleaved:
+
+(a) resume from the snapshot, at each size;
+(b) the baseline, the same resume with the snapshot file moved away: a full replay.
+
+Target: (a) at 100k steps within 2x of (a) at 1k. The agent's first model request after a
+resume still derives the conversation from the whole log (docs/design.md, "Resume snapshots");
+that is (b)'s cost again, and is printed for scale as "first request's conversation".
+
+Run: ``python tests/bench/bench_resume.py [--sizes 1000,10000,100000] [--runs N]``; exits 1
+when the target is missed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import shutil
+import sys
+import tempfile
+from functools import partial
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _measure import Row, report, timed
+from seamhost_persistence_jsonl.snapshots import SNAPSHOT_NAME
+
+from seamhost.kernel.bundle import Bundle, build_bundle
+from seamhost.kernel.profile.resolve import resolve_profile
+from seamhost.run.agent import Agent
+from seamhost.run.sessions import create_session, open_session
+from seamhost.session.live import Session
+from seamhost.session.suspension import find_suspension
+
+TAILS: dict[str, int | None] = {}  # records read after the snapshot, by the last resume
+STEPS_PER_TURN = 5
+TAIL_STEPS = 50  # written after the last snapshot, at every size (350 records)
+FLUSH_EVERY = 10  # steps
+
+
+def write_steps(session: Session, first: int, count: int) -> None:
+    """Steps [first, first + count) of the session's 5-step turns, flushed every 10 steps."""
+    append = session.append_data
+    for index in range(first, first + count):
+        turn, step = index // STEPS_PER_TURN + 1, index % STEPS_PER_TURN + 1
+        if step == 1:
+            append("turn/start", {"turn": turn})
+            append("user/message", {"turn": turn, "step": 0, "content": "go on", "source": "user"})
+        call = {"call_id": f"c{index}", "name": "read_file", "arguments": '{"path": "a.txt"}'}
+        append("step/start", {"turn": turn, "step": step})
+        append(
+            "assistant/message", {"turn": turn, "step": step, "content": "", "tool_calls": [call]}
+        )
+        append("tool/call", {"turn": turn, "step": step, **call, "descriptor_digest": "sha256:0"})
+        append(
+            "tool/dispatch",
+            {
+                "call_id": call["call_id"],
+                "attempt": 1,
+                "sandbox_mode": "read-only",
+                "args_digest": "sha256:0",
+            },
+        )
+        append(
+            "tool/result",
+            {
+                "turn": turn,
+                "step": step,
+                "call_id": call["call_id"],
+                "is_error": False,
+                "content": "text " * 8,
+            },
+        )
+        append(
+            "model/usage",
+            {"turn": turn, "step": step, "attempt": 1, "input_tokens": 900, "output_tokens": 40},
+        )
+        append("step/end", {"turn": turn, "step": step})
+        if step == STEPS_PER_TURN:
+            append("turn/end", {"turn": turn, "reason": "completed"})
+        if (index + 1) % FLUSH_EVERY == 0:
+            asyncio.run(session.flush())
+    asyncio.run(session.flush())
+
+
+def build(bundle: Bundle, session_id: str, steps: int) -> None:
+    """A closed session of `steps` steps whose last TAIL_STEPS follow its resume snapshot.
+
+    The store keeps snapshots as it always does while the session is written; then one is
+    taken at steps - TAIL_STEPS and the last TAIL_STEPS are written without any, so that every
+    size is resumed over the same tail (in real use the tail is anything up to the store's
+    ``snapshot_every`` records).
+    """
+    session = create_session(bundle, session_id=session_id, cwd="/work")
+    write_steps(session, 0, steps - TAIL_STEPS)
+    session.close()
+    for interval in (1, 0):  # a snapshot at this point; then the tail, with none
+        session = Session(
+            bundle.store.open(session_id),
+            flush=bundle.seams.session_flush,
+            catalog=bundle.catalog,
+            snapshot_interval=interval,
+        )
+        write_steps(session, steps - TAIL_STEPS, TAIL_STEPS if interval == 0 else 0)
+        session.close()
+
+
+def resume(bundle: Bundle, session_id: str, workspace: Path, *, converse: bool = False) -> Agent:
+    session, plan = open_session(bundle, session_id)
+    try:
+        assert plan is None
+        opened = session.resumed
+        TAILS[session_id] = session.next_seq - opened.seq if opened is not None else None
+        agent = Agent(bundle, session, workspace=workspace)
+        assert find_suspension(session.records) is None
+        if converse:
+            assert agent.messages
+        return agent
+    finally:
+        session.close()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--runs", type=int, default=9)
+    args = parser.parse_args()
+    sizes = [int(size) for size in args.sizes.split(",")]
+    scratch = Path(tempfile.mkdtemp(prefix="seamhost-bench-resume-"))
+    os.environ["SEAMHOST_HOME"] = str(scratch / "home")
+    bundle = build_bundle(resolve_profile("default"))
+    workspace = scratch / "ws"
+    workspace.mkdir()
+    fast: dict[int, float] = {}
+    full: dict[int, float] = {}
+    converse: dict[int, float] = {}
+    sizes_mb: dict[int, float] = {}
+    tails: dict[int, int] = {}
+    try:
+        for steps in sizes:
+            build(bundle, f"s-{steps}", steps)
+        root = scratch / "home" / "sessions"
+        for steps in sizes:
+            sid = f"s-{steps}"
+            kept = root / sid / SNAPSHOT_NAME
+            moved = root / sid / "snapshot.aside"
+            assert kept.exists(), "the store kept a snapshot"
+            sizes_mb[steps] = (root / sid / "session.v1.jsonl.zst").stat().st_size / 1e6
+            with_snapshot, without = [], []
+            for _ in range(args.runs):  # interleaved, so that noise hits both alike
+                with_snapshot.append(timed(partial(resume, bundle, sid, workspace), 1))
+                kept.rename(moved)
+                without.append(timed(partial(resume, bundle, sid, workspace), 1))
+                moved.rename(kept)
+            timed(partial(resume, bundle, sid, workspace), 1)
+            tails[steps] = TAILS[sid] or 0
+            fast[steps] = sorted(with_snapshot)[len(with_snapshot) // 2] * 1000
+            full[steps] = sorted(without)[len(without) // 2] * 1000
+            converse[steps] = (
+                timed(partial(resume, bundle, sid, workspace, converse=True), 1) * 1000
+            )
+    finally:
+        shutil.rmtree(scratch)
+    small, large = min(sizes), max(sizes)
+    rows = [
+        Row(
+            f"resume at {steps} steps ({sizes_mb[steps]:.1f} MB, tail {tails[steps]}), vs replay",
+            fast[steps],
+            full[steps],
+            "ms",
+            "(scale)",
+            True,
+        )
+        for steps in sizes
+    ]
+    rows.append(
+        Row(
+            f"resume at {large} steps, vs resume at {small}",
+            fast[large],
+            fast[small],
+            "ms",
+            "<= 2x",
+            fast[large] <= 2 * fast[small],
+        )
+    )
+    rows.append(
+        Row(
+            f"full replay at {large} steps, vs at {small}",
+            full[large],
+            full[small],
+            "ms",
+            "(scale: linear)",
+            True,
+        )
+    )
+    rows.extend(
+        Row(
+            f"resume + first request's conversation, {steps} steps",
+            converse[steps],
+            fast[steps],
+            "ms",
+            "(scale)",
+            True,
+        )
+        for steps in sizes
+    )
+    return report("resume (baseline: the same resume replaying the whole log)", rows)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

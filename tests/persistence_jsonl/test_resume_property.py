@@ -1,0 +1,184 @@
+"""Property: opening from resume snapshots yields a full replay's state, or refuses as damage.
+
+Hypothesis generates sessions (turns, steps, calls, approvals, usage, sandbox changes, a turn
+left open or not), flushes them at random points with snapshots every few records, sometimes
+closes and reopens midway (resuming from a snapshot and writing on), then damages one random
+byte of the log or of its snapshot file. Opening must then give exactly the state a full replay
+of the undamaged log gives (and the same records), or refuse with the documented corruption
+error, `SessionDamaged`, and only when a full read of the log refuses too. Framed logs only:
+plain logs carry no checksums, so a flipped bit inside a string is not damage they can see.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from seamhost_persistence_jsonl.snapshots import SNAPSHOT_NAME
+from seamhost_persistence_jsonl.store import JsonlStore
+
+from seamhost.errors import SessionDamaged
+from seamhost.session.derived import replay
+from seamhost.session.live import Session
+from seamhost.testing.persistence import envelopes, make_header
+
+
+def event(kind: str, n: int) -> tuple[str, dict[str, Any]]:
+    """An event of `kind`, its fields varied by `n`."""
+    call = f"c{n % 3}"
+    table: dict[str, dict[str, Any]] = {
+        "turn/start": {"turn": n},
+        "turn/end": {"turn": n, "reason": "completed"},
+        "step/start": {"turn": 1, "step": n},
+        "step/end": {"turn": 1, "step": n},
+        "user/message": {"turn": 1, "step": 0, "content": "é" * n, "source": "user"},
+        "model/usage": {
+            "turn": 1,
+            "step": 1,
+            "attempt": 1,
+            "input_tokens": n,
+            "output_tokens": 2 * n,
+        },
+        "tool/dispatch": {
+            "call_id": call,
+            "attempt": 1 + n % 2,
+            "sandbox_mode": "read-only",
+            "args_digest": "sha256:0",
+        },
+        "approval/asked": {
+            "id": f"a{n % 4}",
+            "call_id": call,
+            "tool": "t",
+            "reason": "r",
+            "args_digest": "sha256:0",
+        },
+        "approval/decided": {"id": f"a{n % 4}", "outcome": "allowed-once"},
+        "sandbox/mode": {
+            "mode": ("read-only", "workspace-write", "danger-full-access")[n % 3],
+            "source": "user",
+        },
+    }
+    return kind, table[kind]
+
+
+KINDS = st.sampled_from(
+    [
+        "turn/start",
+        "turn/start",
+        "turn/end",
+        "step/start",
+        "step/end",
+        "user/message",
+        "model/usage",
+        "tool/dispatch",
+        "approval/asked",
+        "approval/decided",
+        "sandbox/mode",
+    ]
+)
+# Each step: the event to append, then 0 (nothing), 1 (flush) or 2 (flush, close and reopen).
+STEPS = st.lists(st.tuples(KINDS, st.integers(0, 50), st.sampled_from([0, 0, 0, 1, 1, 2])))
+DAMAGE = st.one_of(
+    st.none(),
+    st.tuples(st.sampled_from(["log", "snapshot"]), st.floats(0, 1), st.integers(1, 255)),
+)
+
+
+def write(root: Path, steps: list[tuple[str, int, int]], interval: int) -> None:
+    store = JsonlStore(root, batch_window_ms=0, snapshot_every=interval)
+    session = Session(store.create(make_header("s-1")), flush=lambda s: s.writer.flush())
+    for kind, n, then in [("turn/start", 1, 0), *steps]:
+        session.append_data(*event(kind, n))
+        if then:
+            asyncio.run(session.flush())
+        if then == 2:
+            session.close()
+            session = Session(store.open("s-1"), flush=lambda s: s.writer.flush())
+    asyncio.run(session.flush())
+    session.close()
+
+
+def damage(directory: Path, what: tuple[str, float, int] | None) -> None:
+    if what is None:
+        return
+    target, where, xor = what
+    path = directory / (SNAPSHOT_NAME if target == "snapshot" else "session.v1.jsonl.zst")
+    if not path.exists():
+        return
+    data = bytearray(path.read_bytes())
+    index = min(int(where * len(data)), len(data) - 1)
+    data[index] ^= xor
+    path.write_bytes(bytes(data))
+
+
+def check_open(root: Path, what: tuple[str, float, int] | None) -> None:
+    store = JsonlStore(root, snapshot_every=0)
+    original = list(store.read("s-1").records())
+    expected = replay(original)
+    damage(root / "s-1", what)
+    try:
+        session = Session(store.open("s-1"))
+    except SessionDamaged:
+        with pytest.raises(SessionDamaged):  # refused only when a full read refuses too
+            list(store.read("s-1").records())
+        return
+    try:
+        opened = session.resumed
+        if opened is not None:
+            state = opened.copy().fold(session.records[opened.seq :])
+        else:
+            state = replay(list(session.records))
+        assert state.summary() == expected.summary()
+        assert {k: session.last(k) for k in expected.last} == expected.last
+        assert session.next_seq == len(original)
+        try:
+            records = list(session.records)
+        except SessionDamaged:
+            assert opened is not None, "a full replay read these records at open"
+        else:
+            assert envelopes(records) == envelopes(original)
+    finally:
+        session.close()
+
+
+def run_case(steps: list[tuple[str, int, int]], interval: int, what: Any) -> None:
+    with tempfile.TemporaryDirectory() as directory:
+        root = Path(directory) / "store"
+        write(root, steps, interval)
+        check_open(root, what)
+
+
+@settings(max_examples=40, deadline=None)
+@given(steps=STEPS, interval=st.integers(1, 8), what=DAMAGE)
+def test_opening_from_snapshots_is_a_replay_or_a_refusal(
+    steps: list[tuple[str, int, int]], interval: int, what: Any
+) -> None:
+    run_case(steps, interval, what)
+
+
+@pytest.mark.slow
+@settings(max_examples=600, deadline=None)
+@given(steps=STEPS, interval=st.integers(1, 8), what=DAMAGE)
+def test_opening_from_snapshots_is_a_replay_or_a_refusal_many(
+    steps: list[tuple[str, int, int]], interval: int, what: Any
+) -> None:
+    run_case(steps, interval, what)
+
+
+def test_a_snapshot_is_used_when_one_fits() -> None:
+    """The property above is not vacuous: undamaged, such a session opens from its snapshot."""
+    steps = [("user/message", n, 1) for n in range(20)]
+    with tempfile.TemporaryDirectory() as directory:
+        root = Path(directory) / "store"
+        write(root, steps, interval=3)
+        session = Session(JsonlStore(root).open("s-1"))
+        try:
+            assert session.resumed is not None
+            assert session.resumed.seq == 21
+        finally:
+            session.close()

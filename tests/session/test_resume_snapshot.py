@@ -1,0 +1,115 @@
+"""The kernel side of resume snapshots: the derived state, its document, the lazy records."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from seamhost.session import snapshot
+from seamhost.session.derived import Derived, replay
+from seamhost.session.live import Session
+from seamhost.session.memory import MemoryStore
+from seamhost.session.record import Record
+from seamhost.session.resumed import ResumedRecords
+from seamhost.testing.persistence import make_header
+from seamhost.testing.persistence_snapshots import turn_events
+
+
+def records_of(turns: int, *, last_open: bool = True) -> list[Record]:
+    session = Session(MemoryStore().create(make_header("s-1")))
+    for turn in range(1, turns + 1):
+        for kind, data, ignorable in turn_events(turn, ended=turn < turns or not last_open):
+            session.append_data(kind, data, ignorable=ignorable)
+    return list(session.records)
+
+
+def test_the_fold_keeps_the_open_turn_usage_and_last_records() -> None:
+    records = records_of(3)
+    state = replay(records)
+    assert state.seq == len(records)
+    assert state.open_turn == 3
+    assert state.open_step is None  # the sample's step ended
+    assert state.window[0].type == "turn/start"
+    assert state.window_start == records.index(state.window[0])
+    assert state.usage == {"input_tokens": 60, "output_tokens": 9, "tool_calls": 0}
+    assert state.last["turn/start"].data["turn"] == 3
+    closed = replay(records_of(3, last_open=False))
+    assert closed.open_turn is None
+    assert [r.type for r in closed.window] == ["turn/end"]
+
+
+def test_folding_in_pieces_is_folding_at_once() -> None:
+    records = records_of(4)
+    for cut in range(len(records) + 1):
+        pieces = Derived().fold(records[:cut]).copy().fold(records[cut:])
+        assert pieces.summary() == replay(records).summary()
+
+
+def test_a_fold_refuses_records_that_do_not_follow() -> None:
+    records = records_of(1)
+    with pytest.raises(ValueError, match="does not follow"):
+        Derived().fold(records[1:])
+
+
+def test_the_document_round_trips_for_its_session_only() -> None:
+    records = records_of(3)
+    header = make_header("s-1")
+    for cut in (0, 1, len(records) // 2, len(records)):
+        state = replay(records[:cut])
+        decoded = snapshot.decode(snapshot.encode(state, header), header)
+        assert decoded is not None
+        assert decoded.summary() == state.summary()
+    body = snapshot.encode(replay(records), header)
+    assert snapshot.decode(body, make_header("s-2")) is None
+    assert snapshot.decode(body, make_header("s-1", created=1)) is None
+
+
+def test_any_changed_byte_makes_the_document_untrusted() -> None:
+    header = make_header("s-1")
+    body = snapshot.encode(replay(records_of(1)), header)
+    for index in range(len(body)):
+        damaged = bytearray(body)
+        damaged[index] ^= 0x01
+        assert snapshot.decode(bytes(damaged), header) is None, index
+    assert snapshot.decode(body[:-1], header) is None
+    assert snapshot.decode(body + b"x", header) is None
+
+
+def test_resumed_records_read_the_prefix_only_when_asked() -> None:
+    records = records_of(3)
+    start = 10
+    calls: list[int] = []
+
+    def load() -> list[Record]:
+        calls.append(1)
+        return list(records)
+
+    view = ResumedRecords(start, list(records[start:]), load)
+    assert len(view) == len(records)
+    assert view[-1] == records[-1]
+    assert view[start] == records[start]
+    assert view[start:] == records[start:]
+    assert view[start + 2 : -1] == records[start + 2 : -1]
+    assert not calls
+    assert view[3] == records[3]
+    assert view.loaded
+    assert list(view) == records
+    assert view[::2] == records[::2]
+    assert calls == [1]
+    with pytest.raises(IndexError):
+        view[len(records)]
+
+
+def test_a_store_without_snapshots_opens_by_full_replay() -> None:
+    store = MemoryStore()
+    session = Session(store.create(make_header("s-1")), flush=lambda s: s.writer.flush())
+    for kind, data, ignorable in turn_events(1, ended=False):
+        session.append_data(kind, data, ignorable=ignorable)
+    asyncio.run(session.flush())
+    written = list(session.records)
+    session.close()
+    again = Session(store.open("s-1"))
+    assert again.resumed is None
+    assert list(again.records) == written
+    again.close()
