@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from seamhost_persistence_jsonl.errors import MixedEncoding, SessionExists, WriterClosed
+from seamhost_persistence_jsonl.format import LogEncoder
 from seamhost_persistence_jsonl.store import JsonlStore
 from seamhost_persistence_jsonl.writing import INLINE_BYTES
 
@@ -271,3 +272,26 @@ def test_one_root_holds_one_encoding(root: Path) -> None:
     with pytest.raises(MixedEncoding):
         plain.open("framed")
     assert [r.seq for r in plain.read("framed").records()][:2] == [0, 1]  # reading is fine
+
+
+def test_full_frames_are_packed_ahead_and_written_as_the_batch_would_cut_them(
+    root: Path,
+) -> None:
+    store = JsonlStore(root, batch_window_ms=600_000)
+    session = Session(store.create(make_header("s-1")))
+    for index in range(70):  # about 2.8 MB of JSON: two full frames and a partial one
+        session.append_data(
+            "vendor/blob", {"i": index, "pad": os.urandom(20_000).hex()}, ignorable=True
+        )
+    # The window is still open, yet the writing thread has compressed both full frames.
+    assert wait_until(lambda: session.writer.status().packed == 2)  # type: ignore[attr-defined]
+    flush(session)
+    assert session.writer.status().packed == 0  # type: ignore[attr-defined]
+    session.close()
+    log = Path(store.stat("s-1").location)
+    spans = frame_spans(log)
+    assert [span.count for span in spans[1:]] == [27, 27, 16]
+    # Byte for byte what one batch of the same lines encodes to: packing changes no cut.
+    lines = [record.envelope() for record in session.records]
+    assert log.read_bytes()[spans[1].offset :] == LogEncoder("zstd").batch(lines, 0)
+    assert stored_seqs(store) == list(range(70))

@@ -16,12 +16,15 @@ Protocol, as the writing thread of a :class:`JsonlWriter` runs it:
   timer: the next record submitted (with a new window) or the next flush retries it.
 * Records recovered from a torn tail when the session was opened are queued first: the torn
   bytes are cut and those records written again with the next batch.
+* Packing ahead: once a full frame's worth (FRAME_TARGET bytes) of lines is queued, the writing
+  thread compresses that frame at once, while the window is still open and the appender goes on
+  (the compressor releases the GIL), instead of compressing everything when the window closes.
+  The frame is cut where the batch would cut it and written, unchanged, with the batch.
 * ``close`` writes what is still queued (one attempt), then releases the lock and the claim.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 import threading
 import time
@@ -38,7 +41,8 @@ from seamhost_persistence_jsonl.errors import (
     WriteFailed,
     WriterClosed,
 )
-from seamhost_persistence_jsonl.format import LogEncoder
+from seamhost_persistence_jsonl.format import FRAME_TARGET, LogEncoder, frame_cut
+from seamhost_persistence_jsonl.jobs import Batch, Pack, Waiter, future_settler
 from seamhost_persistence_jsonl.logfile import LogFile, OpenedLog
 
 if TYPE_CHECKING:
@@ -46,9 +50,6 @@ if TYPE_CHECKING:
 
     from seamhost import Record, SessionHeader
     from seamhost_persistence_jsonl.layout import SessionPaths
-
-Settle = Callable[[StorageError | None], None]
-
 
 # The largest batch flush() writes in the caller's thread; larger ones go to the writing thread.
 INLINE_BYTES = 64 * 1024
@@ -63,21 +64,7 @@ class WriterStatus:
     published: bool  # whether the log exists on disk
     failed_attempts: int  # writes that failed since the last one that succeeded
     last_error: StorageError | None
-
-
-@attrs.frozen
-class _Batch:
-    """A write: the envelope lines of every queued record, and the flushes waiting for it."""
-
-    lines: list[bytes]
-    first_seq: int
-    waiters: list[_Waiter]
-
-
-@attrs.frozen(eq=False)
-class _Waiter:
-    target: int  # the flush is done once this many records are durable
-    settle: Settle
+    packed: int = 0  # frames of the pending records compressed ahead of their write
 
 
 class JsonlWriter:
@@ -110,8 +97,14 @@ class JsonlWriter:
         # Guarded by _state. The queue: the envelope lines of the records not yet durable.
         self._lines: list[bytes] = [record.envelope() for record in torn]
         self._durable = len(self._existing) - len(torn)
+        # Frames compressed ahead (see the module docstring): they hold _lines[:_packed_lines];
+        # _loose counts the bytes of the lines after them, the next frame's content so far.
+        self._packed: list[bytes] = []
+        self._packed_lines = 0
+        self._loose = sum(len(line) + 1 for line in self._lines)
+        self._pack_at = FRAME_TARGET if encoder.encoding == "zstd" else float("inf")
         self._deadline: float | None = None
-        self._waiters: list[_Waiter] = []
+        self._waiters: list[Waiter] = []
         # True while a batch is being written, by the thread or inline by flush(): one at a time.
         self._writing = False
         self._published = opened is not None
@@ -145,9 +138,12 @@ class JsonlWriter:
             if record.seq != expected:
                 raise BatchRejected(self._header.session_id, expected, record.seq)
             self._lines.append(line)
+            loose = self._loose = self._loose + len(line) + 1
             if self._deadline is None:
                 self._deadline = time.monotonic() + self._window
                 self._wake()
+            elif loose >= self._pack_at and loose - len(line) - 1 < self._pack_at:
+                self._wake()  # a full frame is queued: the writing thread packs it now
 
     async def flush(self) -> None:
         """Return once every record submitted before the call is durable; raise otherwise.
@@ -176,7 +172,7 @@ class JsonlWriter:
             else:
                 loop = asyncio.get_running_loop()
                 future: asyncio.Future[None] = loop.create_future()
-                self._waiters.append(_Waiter(self._target(), _future_settler(loop, future)))
+                self._waiters.append(Waiter(self._target(), future_settler(loop, future)))
                 self._wake()
         if not inline:
             await future
@@ -223,6 +219,7 @@ class JsonlWriter:
                 published=self._published,
                 failed_attempts=self._failures,
                 last_error=self._last_error,
+                packed=len(self._packed),
             )
 
     # -- the writing thread -----------------------------------------------------------------
@@ -254,9 +251,25 @@ class JsonlWriter:
                 job = self._next_job()
             if job is None:
                 return
-            self._finish(job, self._attempt(job))
+            if isinstance(job, Pack):
+                self._pack(job)
+            else:
+                self._finish(job, self._attempt(job))
 
-    def _attempt(self, job: _Batch) -> StorageError | None:
+    def _pack(self, job: Pack) -> None:
+        """Compress one full frame ahead of its write (the thread holds the `_writing` flag)."""
+        try:
+            frame = self._encoder.frame(job.lines, job.first_seq)
+        except Exception:
+            frame = None  # the batch compresses these lines again and reports any failure
+        with self._state:
+            self._writing = False
+            if frame is not None:
+                self._packed.append(frame)
+                self._packed_lines += len(job.lines)
+                self._loose -= sum(len(line) + 1 for line in job.lines)
+
+    def _attempt(self, job: Batch) -> StorageError | None:
         """Write `job` (its caller holds the `_writing` flag); the error, if it failed."""
         try:
             self._write(job)
@@ -268,7 +281,7 @@ class JsonlWriter:
             )
         return None
 
-    def _next_job(self) -> _Batch | None:
+    def _next_job(self) -> Batch | Pack | None:
         """Wait (with `_state` held) for the thread's next job; None when the thread ends."""
         while True:
             if self._writing:  # flush() is writing inline; wait for it to finish
@@ -282,6 +295,12 @@ class JsonlWriter:
                 return self._batch(list(self._waiters))
             if self._waiters:
                 return self._batch(list(self._waiters))
+            if self._loose >= self._pack_at:
+                start = self._packed_lines
+                end = frame_cut(self._lines, start)
+                if end is not None:
+                    self._writing = True
+                    return Pack(self._lines[start:end], self._durable + start)
             if self._deadline is None:
                 self._cond.wait()
                 continue
@@ -290,18 +309,20 @@ class JsonlWriter:
                 return self._batch([])
             self._cond.wait(remaining)
 
-    def _batch(self, waiters: list[_Waiter]) -> _Batch:
+    def _batch(self, waiters: list[Waiter]) -> Batch:
         """Everything queued, as the next write (with `_state` held); takes the `_writing` flag."""
         self._deadline = None
         self._writing = True
-        return _Batch(list(self._lines), self._durable, waiters)
+        return Batch(
+            list(self._lines), self._durable, waiters, list(self._packed), self._packed_lines
+        )
 
     def _fail_waiters(self, error: StorageError) -> None:
         waiters, self._waiters = self._waiters, []
         for waiter in waiters:
             waiter.settle(error)
 
-    def _finish(self, job: _Batch, error: StorageError | None) -> None:
+    def _finish(self, job: Batch, error: StorageError | None) -> None:
         with self._state:
             self._writing = False
             if self._waiters or self._deadline is not None or self._closing:
@@ -311,6 +332,9 @@ class JsonlWriter:
             if error is None:
                 del self._lines[: len(job.lines)]
                 self._durable += len(job.lines)
+                # Every packed frame lies in the batch just written: none is left.
+                self._packed, self._packed_lines = [], 0
+                self._loose = sum(len(line) + 1 for line in self._lines)
                 self._published = True
                 self._failures = 0
                 self._last_error = None
@@ -323,28 +347,12 @@ class JsonlWriter:
         for waiter in settled:
             waiter.settle(error)
 
-    def _write(self, job: _Batch) -> None:
+    def _write(self, job: Batch) -> None:
         """Make the batch durable: publish the log with it, or append it. Raises StorageError."""
-        data = self._encoder.batch(job.lines, job.first_seq)
+        rest = self._encoder.batch(job.lines[job.packed_lines :], job.first_seq + job.packed_lines)
+        data = b"".join([*job.packed, rest]) if job.packed else rest
         if self._file.published:
             self._file.append(data, len(job.lines))
         else:
             head = self._encoder.header(jsonvalue.dumps(self._header.to_json()))
             self._file.publish(head + data, len(job.lines))
-
-
-def _future_settler(loop: asyncio.AbstractEventLoop, future: asyncio.Future[None]) -> Settle:
-    def settle(error: StorageError | None) -> None:
-        def resolve() -> None:
-            if future.done():
-                return  # the flush was cancelled; the write went on regardless
-            if error is None:
-                future.set_result(None)
-            else:
-                future.set_exception(error)
-
-        # A closed loop raises RuntimeError: nobody awaits this flush any more.
-        with contextlib.suppress(RuntimeError):
-            loop.call_soon_threadsafe(resolve)
-
-    return settle
