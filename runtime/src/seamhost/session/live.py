@@ -22,7 +22,7 @@ from seamhost import jsonvalue
 from seamhost.errors import EventRejected, SeamUnavailable, UnknownEventType
 from seamhost.jsonvalue import is_lossless
 from seamhost.session.codec import EventCatalog, core_catalog
-from seamhost.session.record import Record
+from seamhost.session.record import Record, new_record
 
 if TYPE_CHECKING:
     from seamhost.session.events import Event
@@ -201,8 +201,13 @@ class Session:
         with self._lock:
             stamp = self._clock() if time is None else time
             stamp = max(stamp, self._last_time)  # time never goes backwards
-            record = Record(
-                len(self._records), type_, stamp, data_json=data_json, ignorable=ignorable
+            record = new_record(
+                len(self._records),
+                type_,
+                stamp,
+                data_json=data_json,
+                plain=None,
+                ignorable=ignorable,
             )
             self._writer.submit(record)
             self._records.append(record)
