@@ -14,7 +14,6 @@ import pytest
 from seamhost_persistence_jsonl.errors import MixedEncoding, SessionExists, WriterClosed
 from seamhost_persistence_jsonl.format import LogEncoder
 from seamhost_persistence_jsonl.store import JsonlStore
-from seamhost_persistence_jsonl.writing import INLINE_BYTES
 
 from seamhost.session.live import Session
 from seamhost.testing.persistence import append_all, make_header, sample_events
@@ -140,9 +139,6 @@ def test_a_flush_leaves_the_event_loop_running(store: JsonlStore) -> None:
 def test_a_cancelled_flush_does_not_lose_records(store: JsonlStore) -> None:
     session = Session(store.create(make_header("s-1")))
     append_all(session, sample_events())
-    # Big enough to go to the writing thread: a small batch is written inline, at once, so
-    # there is nothing left to cancel.
-    session.append_data("vendor/blob", {"pad": "x" * (INLINE_BYTES + 1)}, ignorable=True)
 
     async def main() -> None:
         task = asyncio.create_task(session.writer.flush())
@@ -154,20 +150,35 @@ def test_a_cancelled_flush_does_not_lose_records(store: JsonlStore) -> None:
 
     asyncio.run(main())
     session.close()
-    assert stored_seqs(store) == list(range(len(sample_events()) + 1))
+    assert stored_seqs(store) == list(range(len(sample_events())))
 
 
-def test_a_small_flush_is_written_inline_and_durable_at_once(store: JsonlStore) -> None:
+def test_even_a_small_flush_leaves_the_event_loop_running_while_it_syncs(
+    store: JsonlStore,
+) -> None:
     session = Session(store.create(make_header("s-1")))
     append_all(session, sample_events())
+    flush(session)  # publishing first: what follows is a plain append and sync
+    session.append_data("turn/start", {"turn": 2})
+    ticks = 0
 
-    async def main() -> bool:
-        task = asyncio.create_task(session.writer.flush())
-        await asyncio.sleep(0)  # one turn of the loop: an inline flush is done by now
-        return task.done()
+    async def ticker() -> None:
+        nonlocal ticks
+        while True:
+            await asyncio.sleep(0)
+            ticks += 1
 
-    assert asyncio.run(main())
-    assert stored_seqs(store) == list(range(len(sample_events())))
+    async def main() -> None:
+        task = asyncio.create_task(ticker())
+        await asyncio.sleep(0)  # the ticker is running
+        before = ticks
+        await session.writer.flush()
+        task.cancel()
+        # The flush waited on the writing thread: the loop went on ticking meanwhile.
+        assert ticks > before
+
+    asyncio.run(main())
+    assert stored_seqs(store) == list(range(len(sample_events()) + 1))
     session.close()
 
 

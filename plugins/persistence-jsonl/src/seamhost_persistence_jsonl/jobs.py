@@ -6,7 +6,6 @@ See :mod:`seamhost_persistence_jsonl.writing` for the protocol they serve.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import attrs
@@ -15,8 +14,6 @@ if TYPE_CHECKING:
     import asyncio
 
     from seamhost_persistence_jsonl.errors import StorageError
-
-Settle = Callable[["StorageError | None"], None]
 
 
 @attrs.frozen
@@ -38,24 +35,28 @@ class Pack:
     first_seq: int
 
 
-@attrs.frozen(eq=False)
 class Waiter:
-    target: int  # the flush is done once this many records are durable
-    settle: Settle
+    """A flush waiting for `target` records to be durable; settled from the writing thread."""
 
+    __slots__ = ("future", "loop", "target")
 
-def future_settler(loop: asyncio.AbstractEventLoop, future: asyncio.Future[None]) -> Settle:
-    def settle(error: StorageError | None) -> None:
-        def resolve() -> None:
-            if future.done():
-                return  # the flush was cancelled; the write went on regardless
-            if error is None:
-                future.set_result(None)
-            else:
-                future.set_exception(error)
+    def __init__(
+        self, target: int, loop: asyncio.AbstractEventLoop, future: asyncio.Future[None]
+    ) -> None:
+        self.target = target
+        self.loop = loop
+        self.future = future
 
-        # A closed loop raises RuntimeError: nobody awaits this flush any more.
+    def settle(self, error: StorageError | None) -> None:
+        """Resolve the flush in its loop's thread (a closed loop: nobody awaits it any more)."""
         with contextlib.suppress(RuntimeError):
-            loop.call_soon_threadsafe(resolve)
+            self.loop.call_soon_threadsafe(_resolve, self.future, error)
 
-    return settle
+
+def _resolve(future: asyncio.Future[None], error: StorageError | None) -> None:
+    if future.done():
+        return  # the flush was cancelled; the write went on regardless
+    if error is None:
+        future.set_result(None)
+    else:
+        future.set_exception(error)

@@ -7,8 +7,11 @@ Protocol, as the writing thread of a :class:`JsonlWriter` runs it:
   (default 200 ms). The window is fixed, not reset by later records: when it closes, everything
   queued is written as one batch.
 * ``flush`` bypasses the window: it asks for a write of everything queued now and returns when
-  that is durable (it raises the write's error otherwise). The blocking work happens in the
-  writing thread, so the caller's event loop keeps running.
+  that is durable (it raises the write's error otherwise). The blocking work, the sync above
+  all, happens in the writing thread, so the caller's event loop keeps running. The hand-off is
+  kept lean, since it is most of what a small flush costs beyond its write and sync: the thread
+  waits on a bare lock (its bell) rather than a condition, and settles a finished flush as the
+  last thing before it waits again, so that the loop, once woken, finds the GIL free.
 * The first write publishes the log, after taking the session lock; until then nothing of the
   session exists on disk. Later writes are appended and synced; a failed write or sync
   truncates the log back to its last complete frame and keeps the batch queued
@@ -25,6 +28,7 @@ Protocol, as the writing thread of a :class:`JsonlWriter` runs it:
 
 from __future__ import annotations
 
+import math
 import os
 import threading
 import time
@@ -42,7 +46,7 @@ from seamhost_persistence_jsonl.errors import (
     WriterClosed,
 )
 from seamhost_persistence_jsonl.format import FRAME_TARGET, LogEncoder, frame_cut
-from seamhost_persistence_jsonl.jobs import Batch, Pack, Waiter, future_settler
+from seamhost_persistence_jsonl.jobs import Batch, Pack, Waiter
 from seamhost_persistence_jsonl.logfile import LogFile, OpenedLog
 
 if TYPE_CHECKING:
@@ -50,9 +54,6 @@ if TYPE_CHECKING:
 
     from seamhost import Record, SessionHeader
     from seamhost_persistence_jsonl.layout import SessionPaths
-
-# The largest batch flush() writes in the caller's thread; larger ones go to the writing thread.
-INLINE_BYTES = 64 * 1024
 
 
 @attrs.frozen
@@ -90,9 +91,12 @@ class JsonlWriter:
         self._pid = os.getpid()
         torn = opened.tail.torn_records if opened else ()
         self.torn_records = len(torn)
-        # submit() takes the bare lock (cheaper than the condition's Python-level methods).
         self._state = threading.Lock()
-        self._cond = threading.Condition(self._state)
+        # The writing thread's bell: released (with `_state` held) to wake the thread, acquired by
+        # the thread to wait. Locked means "nothing new"; a bare lock wakes faster than a
+        # threading.Condition, whose wait and notify are Python code.
+        self._bell = threading.Lock()
+        self._bell.acquire()
         self._thread: threading.Thread | None = None
         # Guarded by _state. The queue: the envelope lines of the records not yet durable.
         self._lines: list[bytes] = [record.envelope() for record in torn]
@@ -105,8 +109,6 @@ class JsonlWriter:
         self._pack_at = FRAME_TARGET if encoder.encoding == "zstd" else float("inf")
         self._deadline: float | None = None
         self._waiters: list[Waiter] = []
-        # True while a batch is being written, by the thread or inline by flush(): one at a time.
-        self._writing = False
         self._published = opened is not None
         self._closing = False
         self._close_attempted = False
@@ -148,13 +150,8 @@ class JsonlWriter:
     async def flush(self) -> None:
         """Return once every record submitted before the call is durable; raise otherwise.
 
-        A small batch (at most `INLINE_BYTES` of JSON) is written right here, in the caller's
-        thread, when no other write is in progress and nobody else waits: the caller is blocked
-        on durability anyway, compressing a few kilobytes takes microseconds, and handing the
-        write to the writing thread and being woken again costs more than that on a fast disk
-        (the runtime flushes at checkpoints, where nothing else runs). A larger batch, or one
-        behind another write, goes to the writing thread, so the event loop keeps running while
-        it is compressed, written and synced.
+        The writing thread compresses, writes and syncs the batch (see the module docstring):
+        the event loop runs other work meanwhile, however long the sync takes.
         """
         import asyncio  # here, not at import: instantiating the plugin stays cheap
 
@@ -162,25 +159,11 @@ class JsonlWriter:
             self._check_usable()
             if self._published and not self._lines:
                 return
-            inline = (
-                not self._writing
-                and not self._waiters
-                and sum(map(len, self._lines)) <= INLINE_BYTES
-            )
-            if inline:
-                job = self._batch([])
-            else:
-                loop = asyncio.get_running_loop()
-                future: asyncio.Future[None] = loop.create_future()
-                self._waiters.append(Waiter(self._target(), future_settler(loop, future)))
-                self._wake()
-        if not inline:
-            await future
-            return
-        error = self._attempt(job)
-        self._finish(job, error)
-        if error is not None:
-            raise error
+            loop = asyncio.get_running_loop()
+            future: asyncio.Future[None] = loop.create_future()
+            self._waiters.append(Waiter(self._target(), loop, future))
+            self._wake()
+        await future
 
     def close(self) -> None:
         """Write what is still queued (one attempt), then release the session.
@@ -242,35 +225,45 @@ class JsonlWriter:
                 target=self._run, name=f"seamhost-jsonl:{self._header.session_id}", daemon=True
             )
             self._thread.start()
-        else:
-            self._cond.notify()
+        elif self._bell.locked():
+            self._bell.release()
 
     def _run(self) -> None:
+        settled: list[Waiter] = []
+        error: StorageError | None = None
         while True:
             with self._state:
                 job = self._next_job()
+            for waiter in settled:  # the last thing before waiting or working again
+                waiter.settle(error)
+            settled = []
             if job is None:
                 return
-            if isinstance(job, Pack):
+            if isinstance(job, float):
+                if job == math.inf:
+                    self._bell.acquire()
+                else:
+                    self._bell.acquire(timeout=min(job, threading.TIMEOUT_MAX))
+            elif isinstance(job, Pack):
                 self._pack(job)
             else:
-                self._finish(job, self._attempt(job))
+                error = self._attempt(job)
+                settled = self._finish(job, error)
 
     def _pack(self, job: Pack) -> None:
-        """Compress one full frame ahead of its write (the thread holds the `_writing` flag)."""
+        """Compress one full frame ahead of its write (in the writing thread)."""
         try:
             frame = self._encoder.frame(job.lines, job.first_seq)
         except Exception:
             frame = None  # the batch compresses these lines again and reports any failure
         with self._state:
-            self._writing = False
             if frame is not None:
                 self._packed.append(frame)
                 self._packed_lines += len(job.lines)
                 self._loose -= sum(len(line) + 1 for line in job.lines)
 
     def _attempt(self, job: Batch) -> StorageError | None:
-        """Write `job` (its caller holds the `_writing` flag); the error, if it failed."""
+        """Write `job` (in the writing thread); the error, if it failed."""
         try:
             self._write(job)
         except StorageError as exc:
@@ -281,38 +274,32 @@ class JsonlWriter:
             )
         return None
 
-    def _next_job(self) -> Batch | Pack | None:
-        """Wait (with `_state` held) for the thread's next job; None when the thread ends."""
-        while True:
-            if self._writing:  # flush() is writing inline; wait for it to finish
-                self._cond.wait()
-                continue
-            if self._closing:
-                if self._close_attempted or not self._lines:
-                    self._fail_waiters(WriterClosed(self._header.session_id, "was closed"))
-                    return None
-                self._close_attempted = True
-                return self._batch(list(self._waiters))
-            if self._waiters:
-                return self._batch(list(self._waiters))
-            if self._loose >= self._pack_at:
-                start = self._packed_lines
-                end = frame_cut(self._lines, start)
-                if end is not None:
-                    self._writing = True
-                    return Pack(self._lines[start:end], self._durable + start)
-            if self._deadline is None:
-                self._cond.wait()
-                continue
-            remaining = self._deadline - time.monotonic()
-            if remaining <= 0:
-                return self._batch([])
-            self._cond.wait(remaining)
+    def _next_job(self) -> Batch | Pack | float | None:
+        """The thread's next job (with `_state` held): a write, a frame to pack, how long to
+        wait for the bell (`math.inf`: until it rings), or None when the thread ends."""
+        if self._closing:
+            if self._close_attempted or not self._lines:
+                self._fail_waiters(WriterClosed(self._header.session_id, "was closed"))
+                return None
+            self._close_attempted = True
+            return self._batch(list(self._waiters))
+        if self._waiters:
+            return self._batch(list(self._waiters))
+        if self._loose >= self._pack_at:
+            start = self._packed_lines
+            end = frame_cut(self._lines, start)
+            if end is not None:
+                return Pack(self._lines[start:end], self._durable + start)
+        if self._deadline is None:
+            return math.inf
+        remaining = self._deadline - time.monotonic()
+        if remaining <= 0:
+            return self._batch([])
+        return remaining
 
     def _batch(self, waiters: list[Waiter]) -> Batch:
-        """Everything queued, as the next write (with `_state` held); takes the `_writing` flag."""
+        """Everything queued, as the next write (with `_state` held)."""
         self._deadline = None
-        self._writing = True
         return Batch(
             list(self._lines), self._durable, waiters, list(self._packed), self._packed_lines
         )
@@ -322,13 +309,9 @@ class JsonlWriter:
         for waiter in waiters:
             waiter.settle(error)
 
-    def _finish(self, job: Batch, error: StorageError | None) -> None:
+    def _finish(self, job: Batch, error: StorageError | None) -> list[Waiter]:
+        """Account for the write of `job`; the flushes it settles (the caller settles them)."""
         with self._state:
-            self._writing = False
-            if self._waiters or self._deadline is not None or self._closing:
-                # The writing thread may be waiting for this write to end; wake it only when it
-                # has something to do (waking it for nothing costs a flush about 10 us).
-                self._cond.notify_all()
             if error is None:
                 del self._lines[: len(job.lines)]
                 self._durable += len(job.lines)
@@ -344,8 +327,7 @@ class JsonlWriter:
                 self._last_error = error
                 settled = [w for w in job.waiters if w in self._waiters]
             self._waiters = [w for w in self._waiters if w not in settled]
-        for waiter in settled:
-            waiter.settle(error)
+        return settled
 
     def _write(self, job: Batch) -> None:
         """Make the batch durable: publish the log with it, or append it. Raises StorageError."""
