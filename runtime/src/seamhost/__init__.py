@@ -79,7 +79,6 @@ _EXPORTS = {
     "MalformedRecord": "seamhost.session.record",
     "Record": "seamhost.session.record",
     "parse_envelope": "seamhost.session.record",
-    "new_record": "seamhost.session.record",
     "plain_records": "seamhost.session.record",
     "FORMAT_VERSION": "seamhost.session.store",
     "SessionCheck": "seamhost.session.store",
@@ -164,7 +163,6 @@ __all__ = [
     "hookimpl",
     "hookspec",
     "make_plugin_manager",
-    "new_record",
     "parse_envelope",
     "plain_records",
     "resolve_profile",
@@ -228,7 +226,6 @@ if TYPE_CHECKING:
     from seamhost.session.memory import MemoryStore as MemoryStore
     from seamhost.session.record import MalformedRecord as MalformedRecord
     from seamhost.session.record import Record as Record
-    from seamhost.session.record import new_record as new_record
     from seamhost.session.record import parse_envelope as parse_envelope
     from seamhost.session.record import plain_records as plain_records
     from seamhost.session.store import FORMAT_VERSION as FORMAT_VERSION
