@@ -206,6 +206,34 @@ def test_a_failed_turn_exits_1_with_one_line(tmp_path: Path) -> None:
     assert "the model broke" in last
 
 
+def wait_for_descendant(root: int, argv: list[str], timeout: float = 30.0) -> bool:
+    """Whether a process running `argv` appears below process `root` (from /proc) in time."""
+    want = "\0".join(argv).encode()
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        parents: dict[int, int] = {}
+        matches = []
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+                cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().rstrip(b"\0")
+            except OSError:
+                continue
+            parents[int(entry)] = int(stat.rsplit(")", 1)[1].split()[1])
+            if cmdline == want:
+                matches.append(int(entry))
+        for match in matches:
+            pid = match
+            while pid in parents and pid != root:
+                pid = parents[pid]
+            if pid == root:
+                return True
+        time.sleep(0.02)
+    return False
+
+
 def test_ctrl_c_cancels_the_turn_and_exits_130(tmp_path: Path) -> None:
     sleep = (
         '[[turn]]\nuser = "x"\n[[turn.step]]\n[[turn.step.call]]\ntool = "shell"\n'
@@ -225,6 +253,9 @@ def test_ctrl_c_cancels_the_turn_and_exits_130(tmp_path: Path) -> None:
         assert child.stderr is not None
         while '"tool/dispatch"' not in (line := child.stdout.readline()):
             assert line, "exec ended before the shell command started"
+        # tool/dispatch is shown when it is committed, before its checkpoint is durable and the
+        # body starts: wait for the sleep itself, so that the interrupt stops a running body.
+        assert wait_for_descendant(child.pid, ["sleep", "30"]), "the shell command never started"
         started = time.monotonic()
         child.send_signal(signal.SIGINT)
         rest, stderr = child.stdout.read(), child.stderr.read()

@@ -106,7 +106,8 @@ class JsonlWriter:
         self._packed: list[bytes] = []
         self._packed_lines = 0
         self._loose = sum(len(line) + 1 for line in self._lines)
-        self._pack_at = FRAME_TARGET if encoder.encoding == "zstd" else float("inf")
+        self._pack_target = FRAME_TARGET if encoder.encoding == "zstd" else math.inf
+        self._pack_at = self._pack_target  # math.inf after a failed pack, until the next write
         self._deadline: float | None = None
         self._waiters: list[Waiter] = []
         self._published = opened is not None
@@ -257,7 +258,9 @@ class JsonlWriter:
         except Exception:
             frame = None  # the batch compresses these lines again and reports any failure
         with self._state:
-            if frame is not None:
+            if frame is None:
+                self._pack_at = math.inf  # no retrying in a loop: the next write tries again
+            else:
                 self._packed.append(frame)
                 self._packed_lines += len(job.lines)
                 self._loose -= sum(len(line) + 1 for line in job.lines)
@@ -318,6 +321,7 @@ class JsonlWriter:
                 # Every packed frame lies in the batch just written: none is left.
                 self._packed, self._packed_lines = [], 0
                 self._loose = sum(len(line) + 1 for line in self._lines)
+                self._pack_at = self._pack_target
                 self._published = True
                 self._failures = 0
                 self._last_error = None
