@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from seamhost.cli.exitcodes import ExitCode
+from tests.cli.processes import wait_for_descendant
 from tests.cli.pty_kit import Terminal
 from tests.conftest import run_cli
 
@@ -204,34 +205,6 @@ def test_a_failed_turn_exits_1_with_one_line(tmp_path: Path) -> None:
     assert last.startswith("seamhost: error: session ")
     assert "turn 1 error (" in last
     assert "the model broke" in last
-
-
-def wait_for_descendant(root: int, argv: list[str], timeout: float = 30.0) -> bool:
-    """Whether a process running `argv` appears below process `root` (from /proc) in time."""
-    want = "\0".join(argv).encode()
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        parents: dict[int, int] = {}
-        matches = []
-        for entry in os.listdir("/proc"):
-            if not entry.isdigit():
-                continue
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-                cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().rstrip(b"\0")
-            except OSError:
-                continue
-            parents[int(entry)] = int(stat.rsplit(")", 1)[1].split()[1])
-            if cmdline == want:
-                matches.append(int(entry))
-        for match in matches:
-            pid = match
-            while pid in parents and pid != root:
-                pid = parents[pid]
-            if pid == root:
-                return True
-        time.sleep(0.02)
-    return False
 
 
 def test_ctrl_c_cancels_the_turn_and_exits_130(tmp_path: Path) -> None:
