@@ -9,9 +9,11 @@ Protocol, as the writing thread of a :class:`JsonlWriter` runs it:
 * ``flush`` bypasses the window: it asks for a write of everything queued now and returns when
   that is durable (it raises the write's error otherwise). The blocking work, the sync above
   all, happens in the writing thread, so the caller's event loop keeps running. The hand-off is
-  kept lean, since it is most of what a small flush costs beyond its write and sync: the thread
-  waits on a bare lock (its bell) rather than a condition, and settles a finished flush as the
-  last thing before it waits again, so that the loop, once woken, finds the GIL free.
+  most of what a small flush costs beyond its write and sync, so it is kept lean (the thread
+  waits on a bare lock, its bell, and settles a finished flush as the last thing before it
+  waits again, so that the loop, once woken, finds the GIL free), and skipped when the loop has
+  nothing else to run or watch (:mod:`~seamhost_persistence_jsonl.idle`) and no other write is
+  in progress: the flush then writes and syncs in the caller's thread, keeping nobody waiting.
 * The first write publishes the log, after taking the session lock; until then nothing of the
   session exists on disk. Later writes are appended and synced; a failed write or sync
   truncates the log back to its last complete frame and keeps the batch queued
@@ -46,6 +48,7 @@ from seamhost_persistence_jsonl.errors import (
     WriterClosed,
 )
 from seamhost_persistence_jsonl.format import FRAME_TARGET, LogEncoder, frame_cut
+from seamhost_persistence_jsonl.idle import loop_is_idle
 from seamhost_persistence_jsonl.jobs import Batch, Pack, Waiter
 from seamhost_persistence_jsonl.logfile import LogFile, OpenedLog
 
@@ -110,6 +113,9 @@ class JsonlWriter:
         self._pack_at = self._pack_target  # math.inf after a failed pack, until the next write
         self._deadline: float | None = None
         self._waiters: list[Waiter] = []
+        # True while a batch is written or a frame packed, by the thread or by an idle loop's
+        # flush in its own thread: one at a time.
+        self._writing = False
         self._published = opened is not None
         self._closing = False
         self._close_attempted = False
@@ -152,19 +158,35 @@ class JsonlWriter:
         """Return once every record submitted before the call is durable; raise otherwise.
 
         The writing thread compresses, writes and syncs the batch (see the module docstring):
-        the event loop runs other work meanwhile, however long the sync takes.
+        the event loop runs other work meanwhile, however long the sync takes. When the loop has
+        nothing else to do and no other write is in progress, the flush does it in place.
         """
         import asyncio  # here, not at import: instantiating the plugin stays cheap
 
+        loop = asyncio.get_running_loop()
         with self._state:
             self._check_usable()
             if self._published and not self._lines:
                 return
-            loop = asyncio.get_running_loop()
-            future: asyncio.Future[None] = loop.create_future()
-            self._waiters.append(Waiter(self._target(), loop, future))
-            self._wake()
-        await future
+            inline = not self._writing and not self._waiters and loop_is_idle(loop)
+            if inline:
+                job = self._batch([])
+            else:
+                future: asyncio.Future[None] = loop.create_future()
+                self._waiters.append(Waiter(self._target(), loop, future))
+                self._wake()
+        if not inline:
+            await future
+            return
+        error = self._attempt(job)
+        for waiter in self._finish(job, error):  # flushes from other threads, if any
+            waiter.settle(error)
+        with self._state:  # the thread may wait for this write to end: not woken for nothing
+            busy = self._waiters or self._deadline is not None or self._closing
+            if self._thread is not None and (busy or self._loose >= self._pack_at):
+                self._wake()
+        if error is not None:
+            raise error
 
     def close(self) -> None:
         """Write what is still queued (one attempt), then release the session.
@@ -258,6 +280,7 @@ class JsonlWriter:
         except Exception:
             frame = None  # the batch compresses these lines again and reports any failure
         with self._state:
+            self._writing = False
             if frame is None:
                 self._pack_at = math.inf  # no retrying in a loop: the next write tries again
             else:
@@ -280,6 +303,8 @@ class JsonlWriter:
     def _next_job(self) -> Batch | Pack | float | None:
         """The thread's next job (with `_state` held): a write, a frame to pack, how long to
         wait for the bell (`math.inf`: until it rings), or None when the thread ends."""
+        if self._writing:  # a flush is writing in its own thread: it rings the bell when done
+            return math.inf
         if self._closing:
             if self._close_attempted or not self._lines:
                 self._fail_waiters(WriterClosed(self._header.session_id, "was closed"))
@@ -292,6 +317,7 @@ class JsonlWriter:
             start = self._packed_lines
             end = frame_cut(self._lines, start)
             if end is not None:
+                self._writing = True
                 return Pack(self._lines[start:end], self._durable + start)
         if self._deadline is None:
             return math.inf
@@ -301,8 +327,9 @@ class JsonlWriter:
         return remaining
 
     def _batch(self, waiters: list[Waiter]) -> Batch:
-        """Everything queued, as the next write (with `_state` held)."""
+        """Everything queued, as the next write (with `_state` held); takes `_writing`."""
         self._deadline = None
+        self._writing = True
         return Batch(
             list(self._lines), self._durable, waiters, list(self._packed), self._packed_lines
         )
@@ -315,6 +342,7 @@ class JsonlWriter:
     def _finish(self, job: Batch, error: StorageError | None) -> list[Waiter]:
         """Account for the write of `job`; the flushes it settles (the caller settles them)."""
         with self._state:
+            self._writing = False
             if error is None:
                 del self._lines[: len(job.lines)]
                 self._durable += len(job.lines)
