@@ -295,15 +295,16 @@ class LogScan:
         seq = first
         start = 0
         end = len(content) - 1
+        view = memoryview(content)  # chunks are views: plain_records copies what it parses
         while start <= end:
             stop = content.find(b"\n", start + PARSE_CHUNK) if end - start > PARSE_CHUNK else -1
-            chunk = content[start : stop if stop >= 0 else end]
+            chunk = view[start : stop if stop >= 0 else end]
             start = (stop if stop >= 0 else end) + 1
             records = plain_records(chunk, seq, known)
             if records is None:
                 records = [
                     self._line_record(line, seq + index, offset)
-                    for index, line in enumerate(chunk.split(b"\n"))
+                    for index, line in enumerate(bytes(chunk).split(b"\n"))
                 ]
                 yield records, False
             else:

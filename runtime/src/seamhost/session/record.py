@@ -158,7 +158,9 @@ def committed_record(seq: int, type: str, time: int, line: bytes, *, ignorable: 
     return record
 
 
-def plain_records(lines: bytes, seq: int, known: Container[str]) -> list[Record] | None:
+def plain_records(
+    lines: bytes | memoryview, seq: int, known: Container[str]
+) -> list[Record] | None:
     """The records of `lines` (envelope lines joined by "\\n", no last line break), built in
     bulk, when every line plainly holds an envelope, their seqs run from `seq` on and each
     type is in `known` or the record is ``ignorable``.
@@ -166,13 +168,16 @@ def plain_records(lines: bytes, seq: int, known: Container[str]) -> list[Record]
     The lines are parsed as one JSON array (one call, not one per line): a record's line never
     holds a raw line break, so each line becomes one element. None when anything is irregular;
     the caller then judges line by line with `parse_envelope`, which says what is wrong. What
-    this accepts, `parse_envelope` accepts too, with the same fields.
+    this accepts, `parse_envelope` accepts too, with the same fields. `lines` may be a view of a
+    larger buffer (a reader's frame): it is copied twice, once bracketed and once comma-joined.
     """
+    array = b"".join((b"[", lines, b"]"))
+    count = array.count(b"\n") + 1
     try:
-        parsed = orjson.loads(b"[" + lines.replace(b"\n", b",") + b"]")
+        parsed = orjson.loads(array.replace(b"\n", b","))
     except orjson.JSONDecodeError:
         return None
-    if len(parsed) != lines.count(b"\n") + 1:
+    if len(parsed) != count:
         return None
     records: list[Record] = []
     append = records.append
