@@ -181,6 +181,10 @@ def plain_records(
         return None
     records: list[Record] = []
     append = records.append
+    # Locals, not globals, in the loop below: it runs once per record of every read.
+    new, cls, unset = _new, Record, None
+    set_seq, set_type, set_time, set_ignorable = _set_seq, _set_type, _set_time, _set_ignorable
+    set_json, set_plain, set_frozen = _set_json, _set_plain, _set_frozen
     for obj in parsed:
         try:  # a JSON array, string or number raises TypeError; a missing key, KeyError
             at, type_, time, data = obj["seq"], obj["type"], obj["time"], obj["data"]
@@ -202,14 +206,14 @@ def plain_records(
             and type(data) is dict
         ):
             return None
-        record = _new(Record)  # the slots set in place: records are the hot path of a read
-        _set_seq(record, seq)
-        _set_type(record, type_)
-        _set_time(record, time)
-        _set_ignorable(record, ignorable)
-        _set_json(record, None)
-        _set_plain(record, data)
-        _set_frozen(record, None)
+        record = new(cls)  # the slots set in place: records are the hot path of a read
+        set_seq(record, seq)
+        set_type(record, type_)
+        set_time(record, time)
+        set_ignorable(record, ignorable)
+        set_json(record, unset)
+        set_plain(record, data)
+        set_frozen(record, unset)
         append(record)
         seq += 1
     return records
