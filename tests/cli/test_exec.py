@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from seamhost.cli.exitcodes import ExitCode
+from tests.cli.processes import wait_for_descendant
 from tests.cli.pty_kit import Terminal
 from tests.conftest import run_cli
 
@@ -225,6 +226,9 @@ def test_ctrl_c_cancels_the_turn_and_exits_130(tmp_path: Path) -> None:
         assert child.stderr is not None
         while '"tool/dispatch"' not in (line := child.stdout.readline()):
             assert line, "exec ended before the shell command started"
+        # tool/dispatch is shown when it is committed, before its checkpoint is durable and the
+        # body starts: wait for the sleep itself, so that the interrupt stops a running body.
+        assert wait_for_descendant(child.pid, ["sleep", "30"]), "the shell command never started"
         started = time.monotonic()
         child.send_signal(signal.SIGINT)
         rest, stderr = child.stdout.read(), child.stderr.read()

@@ -25,6 +25,7 @@ from click.testing import CliRunner
 
 from seamhost.cli import main
 from seamhost.cli.exitcodes import ExitCode
+from tests.cli.processes import wait_for_descendant
 from tests.conftest import run_cli
 from tests.persistence_jsonl.conftest import flip, frame_spans
 
@@ -270,6 +271,9 @@ def test_ctrl_c_ends_a_run_with_130_and_one_line(rig: Rig) -> None:
             line = child.stdout.readline()
             assert line, "the run ended before the shell command started"
             seen += line
+        # The line is printed when the dispatch is committed, before its checkpoint is durable
+        # and the body starts: wait for the sleep itself, so that the interrupt stops a body.
+        assert wait_for_descendant(child.pid, ["sleep", "30"]), "the shell command never started"
         started = time.monotonic()
         child.send_signal(signal.SIGINT)
         stdout, stderr = seen + child.stdout.read(), child.stderr.read()

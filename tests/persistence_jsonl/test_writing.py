@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 from seamhost_persistence_jsonl.errors import MixedEncoding, SessionExists, WriterClosed
+from seamhost_persistence_jsonl.format import LogEncoder
 from seamhost_persistence_jsonl.store import JsonlStore
-from seamhost_persistence_jsonl.writing import INLINE_BYTES
 
 from seamhost.session.live import Session
 from seamhost.testing.persistence import append_all, make_header, sample_events
@@ -139,9 +139,6 @@ def test_a_flush_leaves_the_event_loop_running(store: JsonlStore) -> None:
 def test_a_cancelled_flush_does_not_lose_records(store: JsonlStore) -> None:
     session = Session(store.create(make_header("s-1")))
     append_all(session, sample_events())
-    # Big enough to go to the writing thread: a small batch is written inline, at once, so
-    # there is nothing left to cancel.
-    session.append_data("vendor/blob", {"pad": "x" * (INLINE_BYTES + 1)}, ignorable=True)
 
     async def main() -> None:
         task = asyncio.create_task(session.writer.flush())
@@ -153,20 +150,35 @@ def test_a_cancelled_flush_does_not_lose_records(store: JsonlStore) -> None:
 
     asyncio.run(main())
     session.close()
-    assert stored_seqs(store) == list(range(len(sample_events()) + 1))
+    assert stored_seqs(store) == list(range(len(sample_events())))
 
 
-def test_a_small_flush_is_written_inline_and_durable_at_once(store: JsonlStore) -> None:
+def test_even_a_small_flush_leaves_the_event_loop_running_while_it_syncs(
+    store: JsonlStore,
+) -> None:
     session = Session(store.create(make_header("s-1")))
     append_all(session, sample_events())
+    flush(session)  # publishing first: what follows is a plain append and sync
+    session.append_data("turn/start", {"turn": 2})
+    ticks = 0
 
-    async def main() -> bool:
-        task = asyncio.create_task(session.writer.flush())
-        await asyncio.sleep(0)  # one turn of the loop: an inline flush is done by now
-        return task.done()
+    async def ticker() -> None:
+        nonlocal ticks
+        while True:
+            await asyncio.sleep(0)
+            ticks += 1
 
-    assert asyncio.run(main())
-    assert stored_seqs(store) == list(range(len(sample_events())))
+    async def main() -> None:
+        task = asyncio.create_task(ticker())
+        await asyncio.sleep(0)  # the ticker is running
+        before = ticks
+        await session.writer.flush()
+        task.cancel()
+        # The flush waited on the writing thread: the loop went on ticking meanwhile.
+        assert ticks > before
+
+    asyncio.run(main())
+    assert stored_seqs(store) == list(range(len(sample_events()) + 1))
     session.close()
 
 
@@ -271,3 +283,26 @@ def test_one_root_holds_one_encoding(root: Path) -> None:
     with pytest.raises(MixedEncoding):
         plain.open("framed")
     assert [r.seq for r in plain.read("framed").records()][:2] == [0, 1]  # reading is fine
+
+
+def test_full_frames_are_packed_ahead_and_written_as_the_batch_would_cut_them(
+    root: Path,
+) -> None:
+    store = JsonlStore(root, batch_window_ms=600_000)
+    session = Session(store.create(make_header("s-1")))
+    for index in range(70):  # about 2.8 MB of JSON: two full frames and a partial one
+        session.append_data(
+            "vendor/blob", {"i": index, "pad": os.urandom(20_000).hex()}, ignorable=True
+        )
+    # The window is still open, yet the writing thread has compressed both full frames.
+    assert wait_until(lambda: session.writer.status().packed == 2)  # type: ignore[attr-defined]
+    flush(session)
+    assert session.writer.status().packed == 0  # type: ignore[attr-defined]
+    session.close()
+    log = Path(store.stat("s-1").location)
+    spans = frame_spans(log)
+    assert [span.count for span in spans[1:]] == [27, 27, 16]
+    # Byte for byte what one batch of the same lines encodes to: packing changes no cut.
+    lines = [record.envelope() for record in session.records]
+    assert log.read_bytes()[spans[1].offset :] == LogEncoder("zstd").batch(lines, 0)
+    assert stored_seqs(store) == list(range(70))

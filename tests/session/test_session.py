@@ -237,3 +237,35 @@ def test_every_core_type_has_a_schema_with_its_required_fields() -> None:
         schema = schema_of(cls)
         required = {f.name for f in attrs.fields(cls) if f.default is attrs.NOTHING}
         assert set(schema["required"]) == required, cls.TYPE
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.dictionaries(
+        st.text(max_size=5),
+        st.one_of(st.text(max_size=5), st.integers(-5, 5), st.booleans(), st.none()),
+        max_size=4,
+    ),
+    st.sampled_from([None, "vendor/a", 'vendor/"data":', 'v,"data":{']),
+)
+def test_a_committed_record_keeps_one_envelope_and_reads_its_data_out_of_it(
+    extra: dict[str, Any], vendor: str | None
+) -> None:
+    session = new_session()
+    if vendor is None:  # a known type, not ignorable
+        data = {**extra, "turn": 1}
+        record = session.append_data("turn/start", data)
+    else:  # an unknown type is taken only as ignorable; its name may look like a key
+        data = extra
+        record = session.append_data(vendor, data, ignorable=True)
+    parsed = parse_envelope(record.envelope())
+    assert record.data_json == orjson.dumps(data)
+    assert thaw(record.data) == data
+    assert parsed == record
+    assert (parsed.seq, parsed.type, parsed.time, parsed.ignorable) == (
+        record.seq,
+        record.type,
+        record.time,
+        record.ignorable,
+    )
+    assert record.ignorable is (vendor is not None)

@@ -80,6 +80,7 @@ _EXPORTS = {
     "MalformedRecord": "seamhost.session.record",
     "Record": "seamhost.session.record",
     "parse_envelope": "seamhost.session.record",
+    "plain_records": "seamhost.session.record",
     "FORMAT_VERSION": "seamhost.session.store",
     "SessionCheck": "seamhost.session.store",
     "SessionHeader": "seamhost.session.store",
@@ -173,6 +174,7 @@ __all__ = [
     "hookspec",
     "make_plugin_manager",
     "parse_envelope",
+    "plain_records",
     "resolve_profile",
 ]
 
@@ -236,6 +238,7 @@ if TYPE_CHECKING:
     from seamhost.session.record import MalformedRecord as MalformedRecord
     from seamhost.session.record import Record as Record
     from seamhost.session.record import parse_envelope as parse_envelope
+    from seamhost.session.record import plain_records as plain_records
     from seamhost.session.store import FORMAT_VERSION as FORMAT_VERSION
     from seamhost.session.store import SessionCheck as SessionCheck
     from seamhost.session.store import SessionHeader as SessionHeader

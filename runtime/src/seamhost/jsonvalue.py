@@ -46,12 +46,13 @@ def _refuse(path: str, problem: str) -> NoReturn:
 
 def check_lossless(value: object, path: str = "$") -> None:
     """Raise `LossyValue` naming the first place where `value` is not lossless JSON."""
-    if not _lossless(value):
+    if not is_lossless(value):
         _explain(value, path)
 
 
-def _lossless(value: object) -> bool:
-    """The hot path: True when `value` is lossless JSON; no paths, no messages."""
+def is_lossless(value: object) -> bool:
+    """True when `value` is lossless JSON: the hot path, no paths and no messages (call
+    `check_lossless` on False to learn where and why)."""
     kind = type(value)
     if kind is str or kind is bool or value is None:
         return True
@@ -69,7 +70,7 @@ def _lossless(value: object) -> bool:
             if inner is int:
                 if not INT64_MIN <= item <= INT64_MAX:
                     return False
-            elif not _lossless(item):
+            elif not is_lossless(item):
                 return False
         return True
     if kind is list or kind is tuple:
@@ -80,7 +81,7 @@ def _lossless(value: object) -> bool:
             if inner is int:
                 if not INT64_MIN <= item <= INT64_MAX:
                     return False
-            elif not _lossless(item):
+            elif not is_lossless(item):
                 return False
         return True
     return False

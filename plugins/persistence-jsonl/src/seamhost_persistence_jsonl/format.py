@@ -82,7 +82,6 @@ is truncated back to that length and the batch stays pending.
 
 from __future__ import annotations
 
-import itertools
 import re
 import struct
 import zlib
@@ -143,6 +142,17 @@ def _check_constants() -> None:
 _check_constants()
 
 
+def frame_cut(lines: Sequence[bytes], start: int) -> int | None:
+    """Where the frame starting at line `start` ends: just after the line that brings its
+    content to FRAME_TARGET bytes; None when the lines from `start` do not reach it."""
+    size = 0
+    for index in range(start, len(lines)):
+        size += len(lines[index]) + 1
+        if size >= FRAME_TARGET:
+            return index + 1
+    return None
+
+
 def frame_header(kind: int, payload: bytes, first_seq: int, count: int) -> bytes:
     """The 36-byte header of a frame holding `payload`."""
     if len(payload) > MAX_PAYLOAD:
@@ -178,19 +188,17 @@ class LogEncoder:
         or one per FRAME_TARGET bytes of lines."""
         if self.encoding == "none":
             return b"\n".join(lines) + b"\n" if lines else b""
-        cuts = [0]
-        size = 0
-        for index, line in enumerate(lines):
-            size += len(line) + 1
-            if size >= FRAME_TARGET:
-                cuts.append(index + 1)
-                size = 0
-        if cuts[-1] < len(lines):
-            cuts.append(len(lines))
-        return b"".join(
-            self._frame(KIND_RECORDS, b"\n".join(lines[a:b]) + b"\n", first_seq + a, b - a)
-            for a, b in itertools.pairwise(cuts)
-        )
+        out = []
+        start = 0
+        while start < len(lines):
+            end = frame_cut(lines, start) or len(lines)
+            out.append(self.frame(lines[start:end], first_seq + start))
+            start = end
+        return b"".join(out)
+
+    def frame(self, lines: Sequence[bytes], first_seq: int) -> bytes:
+        """One records frame holding `lines` (a writer may pack a full frame ahead of its write)."""
+        return self._frame(KIND_RECORDS, b"\n".join(lines) + b"\n", first_seq, len(lines))
 
     def _frame(self, kind: int, content: bytes, first_seq: int, count: int) -> bytes:
         if self._compressor is None:

@@ -7,8 +7,13 @@ Protocol, as the writing thread of a :class:`JsonlWriter` runs it:
   (default 200 ms). The window is fixed, not reset by later records: when it closes, everything
   queued is written as one batch.
 * ``flush`` bypasses the window: it asks for a write of everything queued now and returns when
-  that is durable (it raises the write's error otherwise). The blocking work happens in the
-  writing thread, so the caller's event loop keeps running.
+  that is durable (it raises the write's error otherwise). The blocking work, the sync above
+  all, happens in the writing thread, so the caller's event loop keeps running. The hand-off is
+  most of what a small flush costs beyond its write and sync, so it is kept lean (the thread
+  waits on a bare lock, its bell, and settles a finished flush as the last thing before it
+  waits again, so that the loop, once woken, finds the GIL free), and skipped when the loop has
+  nothing else to run or watch (:mod:`~seamhost_persistence_jsonl.idle`) and no other write is
+  in progress: the flush then writes and syncs in the caller's thread, keeping nobody waiting.
 * The first write publishes the log, after taking the session lock; until then nothing of the
   session exists on disk. Later writes are appended and synced; a failed write or sync
   truncates the log back to its last complete frame and keeps the batch queued
@@ -16,6 +21,10 @@ Protocol, as the writing thread of a :class:`JsonlWriter` runs it:
   timer: the next record submitted (with a new window) or the next flush retries it.
 * Records recovered from a torn tail when the session was opened are queued first: the torn
   bytes are cut and those records written again with the next batch.
+* Packing ahead: once a full frame's worth (FRAME_TARGET bytes) of lines is queued, the writing
+  thread compresses that frame at once, while the window is still open and the appender goes on
+  (the compressor releases the GIL), instead of compressing everything when the window closes.
+  The frame is cut where the batch would cut it and written, unchanged, with the batch.
 * ``close`` writes what is still queued (one attempt), then releases the lock and the claim.
 * Resume snapshots (``SnapshotWriter``): a mark is the durable seq and the end of the last
   complete frame, taken only between writes; the side file is :mod:`.snapshots`'.
@@ -23,7 +32,7 @@ Protocol, as the writing thread of a :class:`JsonlWriter` runs it:
 
 from __future__ import annotations
 
-import contextlib
+import math
 import os
 import threading
 import time
@@ -40,7 +49,9 @@ from seamhost_persistence_jsonl.errors import (
     WriteFailed,
     WriterClosed,
 )
-from seamhost_persistence_jsonl.format import LogEncoder
+from seamhost_persistence_jsonl.format import FRAME_TARGET, LogEncoder, frame_cut
+from seamhost_persistence_jsonl.idle import loop_is_idle
+from seamhost_persistence_jsonl.jobs import Batch, Pack, Waiter
 from seamhost_persistence_jsonl.logfile import LogFile, OpenedLog
 
 if TYPE_CHECKING:
@@ -48,12 +59,6 @@ if TYPE_CHECKING:
 
     from seamhost import Record, SessionHeader, StoredSnapshot
     from seamhost_persistence_jsonl.layout import SessionPaths
-
-Settle = Callable[[StorageError | None], None]
-
-
-# The largest batch flush() writes in the caller's thread; larger ones go to the writing thread.
-INLINE_BYTES = 64 * 1024
 
 
 @attrs.frozen
@@ -65,21 +70,7 @@ class WriterStatus:
     published: bool  # whether the log exists on disk
     failed_attempts: int  # writes that failed since the last one that succeeded
     last_error: StorageError | None
-
-
-@attrs.frozen
-class _Batch:
-    """A write: the envelope lines of every queued record, and the flushes waiting for it."""
-
-    lines: list[bytes]
-    first_seq: int
-    waiters: list[_Waiter]
-
-
-@attrs.frozen(eq=False)
-class _Waiter:
-    target: int  # the flush is done once this many records are durable
-    settle: Settle
+    packed: int = 0  # frames of the pending records compressed ahead of their write
 
 
 class JsonlWriter:
@@ -113,17 +104,28 @@ class JsonlWriter:
         self._pid = os.getpid()
         torn = opened.tail.torn_records if opened else ()
         self.torn_records = len(torn)
-        # submit() takes the bare lock (cheaper than the condition's Python-level methods).
         self._state = threading.Lock()
-        self._cond = threading.Condition(self._state)
+        # The writing thread's bell: released (with `_state` held) to wake the thread, acquired by
+        # the thread to wait. Locked means "nothing new"; a bare lock wakes faster than a
+        # threading.Condition, whose wait and notify are Python code.
+        self._bell = threading.Lock()
+        self._bell.acquire()
         self._thread: threading.Thread | None = None
         # Guarded by _state. The queue: the envelope lines of the records not yet durable.
         self._lines: list[bytes] = [record.envelope() for record in torn]
         stored = len(self._existing) if resumed is None else resumed.seq + len(resumed.tail)
         self._durable = stored - len(torn)
+        # Frames compressed ahead (see the module docstring): they hold _lines[:_packed_lines];
+        # _loose counts the bytes of the lines after them, the next frame's content so far.
+        self._packed: list[bytes] = []
+        self._packed_lines = 0
+        self._loose = sum(len(line) + 1 for line in self._lines)
+        self._pack_target = FRAME_TARGET if encoder.encoding == "zstd" else math.inf
+        self._pack_at = self._pack_target  # math.inf after a failed pack, until the next write
         self._deadline: float | None = None
-        self._waiters: list[_Waiter] = []
-        # True while a batch is being written, by the thread or inline by flush(): one at a time.
+        self._waiters: list[Waiter] = []
+        # True while a batch is written or a frame packed, by the thread or by an idle loop's
+        # flush in its own thread: one at a time.
         self._writing = False
         self._published = opened is not None
         self._closing = False
@@ -173,44 +175,44 @@ class JsonlWriter:
             if record.seq != expected:
                 raise BatchRejected(self._header.session_id, expected, record.seq)
             self._lines.append(line)
+            loose = self._loose = self._loose + len(line) + 1
             if self._deadline is None:
                 self._deadline = time.monotonic() + self._window
                 self._wake()
+            elif loose >= self._pack_at and loose - len(line) - 1 < self._pack_at:
+                self._wake()  # a full frame is queued: the writing thread packs it now
 
     async def flush(self) -> None:
         """Return once every record submitted before the call is durable; raise otherwise.
 
-        A small batch (at most `INLINE_BYTES` of JSON) is written right here, in the caller's
-        thread, when no other write is in progress and nobody else waits: the caller is blocked
-        on durability anyway, compressing a few kilobytes takes microseconds, and handing the
-        write to the writing thread and being woken again costs more than that on a fast disk
-        (the runtime flushes at checkpoints, where nothing else runs). A larger batch, or one
-        behind another write, goes to the writing thread, so the event loop keeps running while
-        it is compressed, written and synced.
+        The writing thread compresses, writes and syncs the batch (see the module docstring):
+        the event loop runs other work meanwhile, however long the sync takes. When the loop has
+        nothing else to do and no other write is in progress, the flush does it in place.
         """
         import asyncio  # here, not at import: instantiating the plugin stays cheap
 
+        loop = asyncio.get_running_loop()
         with self._state:
             self._check_usable()
             if self._published and not self._lines:
                 return
-            inline = (
-                not self._writing
-                and not self._waiters
-                and sum(map(len, self._lines)) <= INLINE_BYTES
-            )
+            inline = not self._writing and not self._waiters and loop_is_idle(loop)
             if inline:
                 job = self._batch([])
             else:
-                loop = asyncio.get_running_loop()
                 future: asyncio.Future[None] = loop.create_future()
-                self._waiters.append(_Waiter(self._target(), _future_settler(loop, future)))
+                self._waiters.append(Waiter(self._target(), loop, future))
                 self._wake()
         if not inline:
             await future
             return
         error = self._attempt(job)
-        self._finish(job, error)
+        for waiter in self._finish(job, error):  # flushes from other threads, if any
+            waiter.settle(error)
+        with self._state:  # the thread may wait for this write to end: not woken for nothing
+            busy = self._waiters or self._deadline is not None or self._closing
+            if self._thread is not None and (busy or self._loose >= self._pack_at):
+                self._wake()
         if error is not None:
             raise error
 
@@ -251,6 +253,7 @@ class JsonlWriter:
                 published=self._published,
                 failed_attempts=self._failures,
                 last_error=self._last_error,
+                packed=len(self._packed),
             )
 
     # -- the writing thread -----------------------------------------------------------------
@@ -273,19 +276,48 @@ class JsonlWriter:
                 target=self._run, name=f"seamhost-jsonl:{self._header.session_id}", daemon=True
             )
             self._thread.start()
-        else:
-            self._cond.notify()
+        elif self._bell.locked():
+            self._bell.release()
 
     def _run(self) -> None:
+        settled: list[Waiter] = []
+        error: StorageError | None = None
         while True:
             with self._state:
                 job = self._next_job()
+            for waiter in settled:  # the last thing before waiting or working again
+                waiter.settle(error)
+            settled = []
             if job is None:
                 return
-            self._finish(job, self._attempt(job))
+            if isinstance(job, float):
+                if job == math.inf:
+                    self._bell.acquire()
+                else:
+                    self._bell.acquire(timeout=min(job, threading.TIMEOUT_MAX))
+            elif isinstance(job, Pack):
+                self._pack(job)
+            else:
+                error = self._attempt(job)
+                settled = self._finish(job, error)
 
-    def _attempt(self, job: _Batch) -> StorageError | None:
-        """Write `job` (its caller holds the `_writing` flag); the error, if it failed."""
+    def _pack(self, job: Pack) -> None:
+        """Compress one full frame ahead of its write (in the writing thread)."""
+        try:
+            frame = self._encoder.frame(job.lines, job.first_seq)
+        except Exception:
+            frame = None  # the batch compresses these lines again and reports any failure
+        with self._state:
+            self._writing = False
+            if frame is None:
+                self._pack_at = math.inf  # no retrying in a loop: the next write tries again
+            else:
+                self._packed.append(frame)
+                self._packed_lines += len(job.lines)
+                self._loose -= sum(len(line) + 1 for line in job.lines)
+
+    def _attempt(self, job: Batch) -> StorageError | None:
+        """Write `job` (in the writing thread); the error, if it failed."""
         try:
             self._write(job)
         except StorageError as exc:
@@ -296,49 +328,56 @@ class JsonlWriter:
             )
         return None
 
-    def _next_job(self) -> _Batch | None:
-        """Wait (with `_state` held) for the thread's next job; None when the thread ends."""
-        while True:
-            if self._writing:  # flush() is writing inline; wait for it to finish
-                self._cond.wait()
-                continue
-            if self._closing:
-                if self._close_attempted or not self._lines:
-                    self._fail_waiters(WriterClosed(self._header.session_id, "was closed"))
-                    return None
-                self._close_attempted = True
-                return self._batch(list(self._waiters))
-            if self._waiters:
-                return self._batch(list(self._waiters))
-            if self._deadline is None:
-                self._cond.wait()
-                continue
-            remaining = self._deadline - time.monotonic()
-            if remaining <= 0:
-                return self._batch([])
-            self._cond.wait(remaining)
+    def _next_job(self) -> Batch | Pack | float | None:
+        """The thread's next job (with `_state` held): a write, a frame to pack, how long to
+        wait for the bell (`math.inf`: until it rings), or None when the thread ends."""
+        if self._writing:  # a flush is writing in its own thread: it rings the bell when done
+            return math.inf
+        if self._closing:
+            if self._close_attempted or not self._lines:
+                self._fail_waiters(WriterClosed(self._header.session_id, "was closed"))
+                return None
+            self._close_attempted = True
+            return self._batch(list(self._waiters))
+        if self._waiters:
+            return self._batch(list(self._waiters))
+        if self._loose >= self._pack_at:
+            start = self._packed_lines
+            end = frame_cut(self._lines, start)
+            if end is not None:
+                self._writing = True
+                return Pack(self._lines[start:end], self._durable + start)
+        if self._deadline is None:
+            return math.inf
+        remaining = self._deadline - time.monotonic()
+        if remaining <= 0:
+            return self._batch([])
+        return remaining
 
-    def _batch(self, waiters: list[_Waiter]) -> _Batch:
-        """Everything queued, as the next write (with `_state` held); takes the `_writing` flag."""
+    def _batch(self, waiters: list[Waiter]) -> Batch:
+        """Everything queued, as the next write (with `_state` held); takes `_writing`."""
         self._deadline = None
         self._writing = True
-        return _Batch(list(self._lines), self._durable, waiters)
+        return Batch(
+            list(self._lines), self._durable, waiters, list(self._packed), self._packed_lines
+        )
 
     def _fail_waiters(self, error: StorageError) -> None:
         waiters, self._waiters = self._waiters, []
         for waiter in waiters:
             waiter.settle(error)
 
-    def _finish(self, job: _Batch, error: StorageError | None) -> None:
+    def _finish(self, job: Batch, error: StorageError | None) -> list[Waiter]:
+        """Account for the write of `job`; the flushes it settles (the caller settles them)."""
         with self._state:
             self._writing = False
-            if self._waiters or self._deadline is not None or self._closing:
-                # The writing thread may be waiting for this write to end; wake it only when it
-                # has something to do (waking it for nothing costs a flush about 10 us).
-                self._cond.notify_all()
             if error is None:
                 del self._lines[: len(job.lines)]
                 self._durable += len(job.lines)
+                # Every packed frame lies in the batch just written: none is left.
+                self._packed, self._packed_lines = [], 0
+                self._loose = sum(len(line) + 1 for line in self._lines)
+                self._pack_at = self._pack_target
                 self._published = True
                 self._failures = 0
                 self._last_error = None
@@ -348,31 +387,14 @@ class JsonlWriter:
                 self._last_error = error
                 settled = [w for w in job.waiters if w in self._waiters]
             self._waiters = [w for w in self._waiters if w not in settled]
-        for waiter in settled:
-            waiter.settle(error)
+        return settled
 
-    def _write(self, job: _Batch) -> None:
+    def _write(self, job: Batch) -> None:
         """Make the batch durable: publish the log with it, or append it. Raises StorageError."""
-        data = self._encoder.batch(job.lines, job.first_seq)
+        rest = self._encoder.batch(job.lines[job.packed_lines :], job.first_seq + job.packed_lines)
+        data = b"".join([*job.packed, rest]) if job.packed else rest
         if self._file.published:
             self._file.append(data, len(job.lines))
         else:
             head = self._encoder.header(jsonvalue.dumps(self._header.to_json()))
             self._file.publish(head + data, len(job.lines))
-
-
-def _future_settler(loop: asyncio.AbstractEventLoop, future: asyncio.Future[None]) -> Settle:
-    def settle(error: StorageError | None) -> None:
-        def resolve() -> None:
-            if future.done():
-                return  # the flush was cancelled; the write went on regardless
-            if error is None:
-                future.set_result(None)
-            else:
-                future.set_exception(error)
-
-        # A closed loop raises RuntimeError: nobody awaits this flush any more.
-        with contextlib.suppress(RuntimeError):
-            loop.call_soon_threadsafe(resolve)
-
-    return settle

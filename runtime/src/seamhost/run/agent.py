@@ -128,12 +128,18 @@ class Agent:
         """Cancel the running turn: undispatched calls are aborted, started bodies settle."""
         self.cancelled.set()
 
+    def _rearm(self) -> None:
+        """A new, unset cancel event for the turn about to run. Not `clear()`: an asyncio.Event
+        binds to the loop it is first awaited in, and turns may run in successive loops (one
+        ``asyncio.run`` each); the old event would then fail every wait, read as a cancel."""
+        self.cancelled = asyncio.Event()
+
     # -- the turn -----------------------------------------------------------------------------
 
     async def run_turn(self, user: str, *, source: str = "user") -> TurnOutcome:
         """Run one turn for the user's message and return how it ended."""
         turn = self._turn + 1
-        self.cancelled.clear()
+        self._rearm()
         self.session.append(TurnStart(turn=turn))
         self.session.append(UserMessage(turn=turn, step=0, content=user, source=source))
         return await self._run(turn, 0, [])
@@ -148,7 +154,7 @@ class Agent:
         parked = find_suspension(self.session.records)
         if parked is None:
             return None
-        self.cancelled.clear()
+        self._rearm()
         turn, step = parked.turn, parked.step
         try:
             await self.pipeline.resume_step(turn, step, parked, self.cancelled)

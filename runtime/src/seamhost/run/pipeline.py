@@ -91,6 +91,9 @@ class ToolPipeline:
     limit_reached: str | None = attrs.field(default=None, init=False)  # why a dispatch was refused
     _used_grants: set[str] = attrs.field(factory=set, init=False)
     _pins: Pins = attrs.field(init=False)
+    # The pinned roots' paths, as every body's context lists them (made once: the pins are fixed).
+    _writable_roots: tuple[Path, ...] = attrs.field(init=False)
+    _read_only_paths: tuple[Path, ...] = attrs.field(init=False)
     # The decision trail of each call being executed, by the id of its invocation: the body
     # puts it in its result's meta (a wrapper that passes another invocation just misses it).
     _trails: dict[int, tuple[FrozenDict, ...]] = attrs.field(factory=dict, init=False)
@@ -115,6 +118,8 @@ class ToolPipeline:
             policy.read_only_paths,
             label=str(self.bundle.profile.path),
         )
+        self._writable_roots = tuple(pin.path for pin in self._pins.writable)
+        self._read_only_paths = tuple(pin.path for pin in self._pins.read_only)
         self._sandbox = Confinement(seams.confine, self._pins, policy.network)
         self._governance = Governance(
             self.bundle, self.session, self.workspace, self.approvals, self._sandbox, self.answerers
@@ -324,13 +329,13 @@ class ToolPipeline:
             arguments=call.arguments,
             workspace=self.workspace,
             sandbox_mode=call.sandbox_mode,
-            writable_roots=tuple(pin.path for pin in self._pins.writable),
+            writable_roots=self._writable_roots,
             cancelled=execution.cancelled,
             runner=self._sandbox.runner(call.sandbox_mode),
             session_id=call.session_id,
             attempt=execution.attempt,
             idempotency_key=idempotency_key(call.session_id, call.call_id),
-            read_only_paths=tuple(pin.path for pin in self._pins.read_only),
+            read_only_paths=self._read_only_paths,
             pins=self._pins,
         )
         meta: dict[str, Any] = {"sandbox_mode": str(call.sandbox_mode)}

@@ -23,6 +23,7 @@ from seamhost.errors import EventRejected, UnknownEventType, join_key
 from seamhost.jsonvalue import thaw
 from seamhost.schema import Validator, compile_schema
 from seamhost.session.events import CORE_EVENTS, Event
+from seamhost.session.quickcheck import Quick, compile_quick
 
 
 def make_converter(classes: Iterable[type[Event]] = CORE_EVENTS) -> cattrs.Converter:
@@ -135,6 +136,9 @@ class EventCatalog:
         self.converter = make_converter(classes)
         self._types: dict[str, EventType] = {}
         self._validators: dict[str, Validator] = {}
+        # The accept-only pre-check of each type's schema (compiled on first use): what passes
+        # it surely passes the validator, which alone judges (and words) everything else.
+        self._quick: dict[str, Quick] = {}
         self._unstructurers: dict[type, Callable[[Event], dict[str, Any]]] = {}
         for cls in classes:
             if not cls.TYPE or cls.TYPE in self._types:
@@ -155,6 +159,8 @@ class EventCatalog:
 
     def validate(self, type_: str, data: Mapping[str, Any]) -> None:
         """Raise `EventRejected` unless `data` fits the schema of `type_`."""
+        if self.quick(type_)(data):
+            return
         validator = self._validators.get(type_)
         if validator is None:
             validator = self._validators[type_] = compile_schema(self.get(type_).schema)
@@ -162,6 +168,14 @@ class EventCatalog:
         if violation is not None:
             where = join_key(("data", *violation.path))
             raise EventRejected(type_, where, violation.problem)
+
+    def quick(self, type_: str) -> Quick:
+        """The accept-only pre-check of `type_`'s schema (:mod:`seamhost.session.quickcheck`):
+        True means `validate` would pass; False means only `validate` can tell."""
+        quick = self._quick.get(type_)
+        if quick is None:
+            quick = self._quick[type_] = compile_quick(self.get(type_).schema)
+        return quick
 
     def unstructure(self, event: Event) -> dict[str, Any]:
         """The record data of a typed event."""

@@ -9,6 +9,7 @@ its data as JSON bytes or as a private parsed copy and hands out only read-only 
 
 from __future__ import annotations
 
+from collections.abc import Container
 from typing import Any
 
 import orjson
@@ -117,6 +118,107 @@ _set_ignorable = Record.__dict__["ignorable"].__set__
 _set_json = Record.__dict__["_json"].__set__
 _set_plain = Record.__dict__["_plain"].__set__
 _set_frozen = Record.__dict__["_frozen"].__set__
+_new = object.__new__
+
+
+class _Committed(Record):
+    """A record the live session committed: it keeps its envelope line, serialised once with
+    its data, and reads its data JSON out of that line when asked (readers seldom ask)."""
+
+    __slots__ = ("_line",)
+
+    _line: bytes
+
+    @property
+    def data_json(self) -> bytes:
+        line = self._line
+        # The type is a JSON string, where '"' is always escaped: the first ',"data":' is the key.
+        return line[line.index(b',"data":') + 8 : -18 if self.ignorable else -1]
+
+    def envelope(self) -> bytes:
+        return self._line
+
+
+_set_line = _Committed.__dict__["_line"].__set__
+
+
+def committed_record(seq: int, type: str, time: int, line: bytes, *, ignorable: bool) -> Record:
+    """The record of an envelope `line` the live session has just serialised from checked data
+    (``{"seq":…,"type":…,"time":…,"data":…}``, then ``"ignorable":true`` when it is): the
+    envelope is made once, with the data, instead of once for the data and again around it."""
+    record: Record = _new(_Committed)
+    _set_seq(record, seq)
+    _set_type(record, type)
+    _set_time(record, time)
+    _set_ignorable(record, ignorable)
+    _set_json(record, None)
+    _set_plain(record, None)
+    _set_frozen(record, None)
+    _set_line(record, line)
+    return record
+
+
+def plain_records(
+    lines: bytes | memoryview, seq: int, known: Container[str]
+) -> list[Record] | None:
+    """The records of `lines` (envelope lines joined by "\\n", no last line break), built in
+    bulk, when every line plainly holds an envelope, their seqs run from `seq` on and each
+    type is in `known` or the record is ``ignorable``.
+
+    The lines are parsed as one JSON array (one call, not one per line): a record's line never
+    holds a raw line break, so each line becomes one element. None when anything is irregular;
+    the caller then judges line by line with `parse_envelope`, which says what is wrong. What
+    this accepts, `parse_envelope` accepts too, with the same fields. `lines` may be a view of a
+    larger buffer (a reader's frame): it is copied twice, once bracketed and once comma-joined.
+    """
+    array = b"".join((b"[", lines, b"]"))
+    count = array.count(b"\n") + 1
+    try:
+        parsed = orjson.loads(array.replace(b"\n", b","))
+    except orjson.JSONDecodeError:
+        return None
+    if len(parsed) != count:
+        return None
+    records: list[Record] = []
+    append = records.append
+    # Locals, not globals, in the loop below: it runs once per record of every read.
+    new, cls, unset = _new, Record, None
+    set_seq, set_type, set_time, set_ignorable = _set_seq, _set_type, _set_time, _set_ignorable
+    set_json, set_plain, set_frozen = _set_json, _set_plain, _set_frozen
+    for obj in parsed:
+        try:  # a JSON array, string or number raises TypeError; a missing key, KeyError
+            at, type_, time, data = obj["seq"], obj["type"], obj["time"], obj["data"]
+        except (KeyError, TypeError):
+            return None
+        ignorable = False
+        if len(obj) != 4:
+            if len(obj) != 5 or obj.get("ignorable") is not True:
+                return None
+            ignorable = True
+        if not (
+            type(at) is int
+            and at == seq
+            and type(type_) is str
+            and type_
+            and (ignorable or type_ in known)
+            and type(time) is int
+            and time >= 0
+            and type(data) is dict
+        ):
+            return None
+        record = new(cls)  # the slots set in place: records are the hot path of a read
+        set_seq(record, seq)
+        set_type(record, type_)
+        set_time(record, time)
+        set_ignorable(record, ignorable)
+        set_json(record, unset)
+        set_plain(record, data)
+        set_frozen(record, unset)
+        append(record)
+        seq += 1
+    return records
+
+
 # A type's JSON string, encoded once: the few event types repeat in every envelope.
 _TYPE_JSON: dict[str, bytes] = {}
 _TYPE_JSON_LIMIT = 1024  # a log of ever-new types must not grow this without bound

@@ -1,0 +1,62 @@
+"""The jobs of a writer's writing thread: batches to write, frames to pack, flushes waiting.
+
+See :mod:`seamhost_persistence_jsonl.writing` for the protocol they serve.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import TYPE_CHECKING
+
+import attrs
+
+if TYPE_CHECKING:
+    import asyncio
+
+    from seamhost_persistence_jsonl.errors import StorageError
+
+
+@attrs.frozen
+class Batch:
+    """A write: the envelope lines of every queued record, and the flushes waiting for it."""
+
+    lines: list[bytes]
+    first_seq: int
+    waiters: list[Waiter]
+    packed: list[bytes]  # the frames of lines[:packed_lines], compressed ahead
+    packed_lines: int
+
+
+@attrs.frozen
+class Pack:
+    """A full frame's lines, to be compressed ahead of the batch that will write them."""
+
+    lines: list[bytes]
+    first_seq: int
+
+
+class Waiter:
+    """A flush waiting for `target` records to be durable; settled from the writing thread."""
+
+    __slots__ = ("future", "loop", "target")
+
+    def __init__(
+        self, target: int, loop: asyncio.AbstractEventLoop, future: asyncio.Future[None]
+    ) -> None:
+        self.target = target
+        self.loop = loop
+        self.future = future
+
+    def settle(self, error: StorageError | None) -> None:
+        """Resolve the flush in its loop's thread (a closed loop: nobody awaits it any more)."""
+        with contextlib.suppress(RuntimeError):
+            self.loop.call_soon_threadsafe(_resolve, self.future, error)
+
+
+def _resolve(future: asyncio.Future[None], error: StorageError | None) -> None:
+    if future.done():
+        return  # the flush was cancelled; the write went on regardless
+    if error is None:
+        future.set_result(None)
+    else:
+        future.set_exception(error)
