@@ -154,7 +154,7 @@ async def _serve(gateway: Gateway, instructions: str, door: object) -> None:
     stopping: list[asyncio.Task[None]] = []  # holds the task while it runs
 
     def stop(signum: int) -> None:
-        stopping.append(loop.create_task(_stop(gateway, signum)))
+        stopping.append(loop.create_task(_stop(gateway, signum, http=isinstance(door, Door))))
 
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop, signum)
@@ -164,7 +164,7 @@ async def _serve(gateway: Gateway, instructions: str, door: object) -> None:
         await serve_stdio(gateway, instructions)
 
 
-async def _stop(gateway: Gateway, signum: int) -> None:
+async def _stop(gateway: Gateway, signum: int, *, http: bool = False) -> None:
     """Settle the running calls, flush and close the sessions, then end the process.
 
     Not by cancelling the server: the SDK's stdin reader is a thread blocked in ``read()``,
@@ -174,6 +174,10 @@ async def _stop(gateway: Gateway, signum: int) -> None:
 
     try:
         await gateway.close()
+        if http:
+            # The settled calls' answers are written by the HTTP server's own tasks: give them
+            # a moment on the loop, so a client is not left with a dropped connection instead.
+            await asyncio.sleep(0.25)
     finally:
         sys.stdout.flush()
         sys.stderr.flush()

@@ -66,6 +66,7 @@ class Gateway:
         self._open_session = open_session
         self._shared = shared  # one session (named, or stdio's) for every connection
         self._conductors: dict[str, Conductor] = {}
+        self._closing: set[asyncio.Future[None]] = set()  # sessions of ended connections
         self.elicitation_timeout = approvals.timeout or DEFAULT_ELICITATION_TIMEOUT_S
 
     async def start(self) -> None:
@@ -95,19 +96,20 @@ class Gateway:
             return
         conductor = self._conductors.pop(key, None)
         if conductor is not None:
-            try:
-                await conductor.close()
-            finally:
-                conductor.session.close()
+            # A task the gateway's close() waits for too: a SIGTERM arriving meanwhile must not
+            # end the process before this session's last records are durable.
+            closing = asyncio.ensure_future(_settle(conductor))
+            self._closing.add(closing)
+            closing.add_done_callback(self._closing.discard)
+            await asyncio.shield(closing)
 
     async def close(self) -> None:
         """Settle every connection's running calls, flush and close their sessions."""
-        for conductor in list(self._conductors.values()):
-            try:
-                await conductor.close()
-            finally:
-                conductor.session.close()
-        self._conductors.clear()
+        conductors, self._conductors = list(self._conductors.values()), {}
+        for conductor in conductors:
+            await _settle(conductor)
+        while self._closing:  # sessions of connections that ended just before
+            await asyncio.wait(list(self._closing))
 
     # -- the handlers -------------------------------------------------------------------------
 
@@ -216,6 +218,14 @@ async def serve_stdio(gateway: Gateway, instructions: str) -> None:
             await server.run(read, write, server.create_initialization_options())
     finally:
         await gateway.close()
+
+
+async def _settle(conductor: Conductor) -> None:
+    """Let `conductor`'s calls settle, flush its session, and close it."""
+    try:
+        await conductor.close()
+    finally:
+        conductor.session.close()
 
 
 __all__ = ["Gateway", "serve_stdio"]
