@@ -125,3 +125,16 @@ def test_the_program_is_found_as_exec_finds_it(tmp_path: Path) -> None:
     sh = Path(shutil.which("sh", path="/usr/bin:/bin") or "/bin/sh")
     expected = [tree / ".bin", tree, main.parent, sh.parent, sh.resolve().parent, script]
     assert found == tuple(dict.fromkeys([*expected, Path("/opt")]))
+
+
+def test_a_program_right_in_tmp_uncovers_only_itself(under_tmp_file: Path) -> None:
+    found = readable_paths((str(under_tmp_file),), {"PATH": "/usr/bin:/bin"}, Path("/"))
+    assert found == (under_tmp_file,)
+
+
+@pytest.fixture
+def under_tmp_file() -> Iterator[Path]:
+    with tempfile.NamedTemporaryFile(dir="/tmp", prefix="seamhost-server-") as file:
+        path = Path(file.name)
+        path.chmod(0o755)
+        yield path

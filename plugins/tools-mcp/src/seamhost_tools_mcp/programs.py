@@ -5,7 +5,8 @@ whose program or virtual environment lives there would not see itself. So each s
 ``ConfineRequest`` names, as ``readable_paths`` (read-only, never writable; design.md §5.7):
 
 * the directory of its program, found as the server's own ``PATH`` finds it, and that of the
-  file behind it when it is a link;
+  file behind it when it is a link (the file alone when it lies right in a top-level
+  directory: a program at ``/tmp/server`` does not uncover the rest of ``/tmp``);
 * when the program is a script, the same for its ``#!`` interpreter (through ``/usr/bin/env``
   too), one level deep;
 * for each of those in a virtual environment (a ``pyvenv.cfg`` beside its directory), the
@@ -32,6 +33,7 @@ from pathlib import Path
 
 SHEBANG_LIMIT = 256  # the kernel reads at most this much of a #! line
 ENV_PROGRAMS = ("env",)
+TOP_LEVEL = 2  # parts of a directory such as /tmp: a program right in it is named alone
 
 
 def readable_paths(
@@ -46,7 +48,11 @@ def readable_paths(
     for program in programs:
         if program is None:
             continue
-        for directory in dict.fromkeys((program.parent, program.resolve().parent)):
+        for file in dict.fromkeys((program, program.resolve())):
+            directory = file.parent
+            if len(directory.parts) <= TOP_LEVEL:
+                found.append(file)  # /tmp/server: the program, never all of /tmp
+                continue
             found.append(directory)
             found += _venv(directory)
             found += _node_modules(directory)
