@@ -7,7 +7,8 @@ The command line, in bubblewrap's order of operations::
           --bind ROOT ROOT ...             # workspace-write: each writable root not under /tmp
           --dev /dev --proc /proc          # a minimal /dev; the sandbox's own /proc
           --tmpfs /tmp                     # a private /tmp
-          --bind|--ro-bind ROOT ROOT ...   # the workspace and roots under /tmp, mounted again
+          --bind|--ro-bind ROOT ROOT ...   # the workspace and roots under /tmp, mounted again,
+          --ro-bind PATH PATH ...          # with the readable paths under /tmp (parents first)
           --ro-bind PATH PATH ...          # each read-only path under a writable root
           -- PROGRAM ARG ...
 
@@ -33,6 +34,13 @@ The command line, in bubblewrap's order of operations::
   move what is mounted. A root whose path no longer leads to its pin is not mounted at all.
   The mount point is still a path; if it changed meanwhile the pinned directory is mounted
   elsewhere in the sandbox's own view, which widens nothing on the host.
+* **Readable paths** (``ConfineRequest.readable_paths``: what the command must read though the
+  private /tmp hides it, such as an MCP server's program or Python environment in a venv under
+  /tmp) are bound read-only after the tmpfs, in one parents-before-children order with the roots
+  under /tmp, so a root inside a readable path keeps its own mount. Only those under /tmp need a
+  bind (the rest of the host is read-only already); one that does not exist, or that lies under
+  the workspace or a root (already visible, perhaps writable), is left as it is. A readable path
+  is bound by its path and never writable.
 * Read-only paths (``[sandbox] read_only_paths``) under a writable root are bound read-only
   after the writable binds; a bind mount cannot be renamed or removed from inside either.
 * The working directory is the runner's (bubblewrap keeps it when it exists inside).
@@ -65,7 +73,8 @@ if TYPE_CHECKING:
 PRIVATE_TMP = Path("/tmp")
 FIXED_OPTIONS = ("--new-session", "--die-with-parent", "--unshare-all", "--as-pid-1")
 NOTES = (
-    "a private /tmp: the host's /tmp is hidden but for the workspace and writable roots in it",
+    "a private /tmp: the host's /tmp is hidden but for the workspace, writable roots and the "
+    "paths a request names as readable in it",
     "network off unless both [sandbox] network and the plugin's `network` allow it",
     "processes the command starts end with it (own PID namespace)",
 )
@@ -149,9 +158,16 @@ class Bubblewrap:
             if root in writable and not root.is_relative_to(PRIVATE_TMP):
                 binds.bind(root, writable=True)
         options += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", str(PRIVATE_TMP)]
-        for root in visible:
-            if root.is_relative_to(PRIVATE_TMP):
-                binds.bind(root, writable=root in writable)
+        hidden = [root for root in visible if root.is_relative_to(PRIVATE_TMP)]
+        readable = _existing(
+            path
+            for path in dict.fromkeys(Path(os.path.normpath(p)) for p in request.readable_paths)
+            if path.is_absolute()
+            and path.is_relative_to(PRIVATE_TMP)
+            and not any(path.is_relative_to(root) for root in visible)
+        )
+        for path in sorted({*hidden, *readable}, key=lambda path: (len(path.parts), str(path))):
+            binds.bind(path, writable=path in writable and path in hidden)
         binds.protect(sorted(policy.read_only_paths), writable)
         return binds
 

@@ -11,7 +11,8 @@ kernel is called directly (``landlock_create_ruleset`` 444, ``landlock_add_rule`
 
 The ruleset handles every filesystem right the running kernel's ABI knows and grants:
 
-* read, list and execute beneath ``/``;
+* read, list and execute beneath ``/``: so the paths a request names as readable
+  (``ConfineRequest.readable_paths``) need no rule of their own, and get no write right;
 * read, write, truncate and device ioctls on ``/dev/null``, ``/dev/zero`` and ``/dev/full``;
 * every handled right beneath each writable root of the shared path policy
   (:meth:`seamhost.sandbox.paths.PathPolicy.writable_roots_for`: none in ``read-only``). A root

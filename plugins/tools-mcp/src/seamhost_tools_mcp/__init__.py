@@ -3,10 +3,11 @@
 Each server of ``[plugins.tools-mcp.servers.NAME]`` (a stdio ``command`` or a streamable HTTP
 ``url``) is connected to when the bundle is built; each tool it exposes becomes the seamhost
 tool ``NAME__TOOL`` and goes through the whole governed pipeline (docs/design.md §13). A stdio
-server is a subprocess confined by ``sandbox/confine`` (:mod:`.stdio`); what a tool is and how
-far its annotations are believed: :mod:`.mounted` and :mod:`.descriptors`; how a call ends:
-:mod:`.calling`. The MCP SDK is imported when the plugin is loaded, which happens only for a
-profile that names it.
+server is a subprocess confined by ``sandbox/confine`` (:mod:`.stdio`), allowed to read its
+program and Python environment even where the confinement hides them (:mod:`.programs`, plus the
+table's ``read_paths``); what a tool is and how far its annotations are believed:
+:mod:`.mounted` and :mod:`.descriptors`; how a call ends: :mod:`.calling`. The MCP SDK is
+imported when the plugin is loaded, which happens only for a profile that names it.
 
 Profile table::
 

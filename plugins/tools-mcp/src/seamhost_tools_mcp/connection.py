@@ -161,6 +161,7 @@ async def _connected(
                 cwd=server.cwd or workspace,
                 log=settings.log_dir / f"{server.name}.log",
                 limit=settings.max_message_bytes,
+                read_paths=server.read_paths,
             )
             channel = await stack.enter_async_context(launch.open(confine, confinement))
             read, write, ledger = channel.read_stream, channel.write_stream, channel.ledger

@@ -1,7 +1,8 @@
 """The ``[plugins.tools-mcp]`` profile table: its JSON Schema and the settings read from it.
 
 One sub-table per upstream server, ``[plugins.tools-mcp.servers.NAME]``, with either
-``command = [...]`` (a stdio server: ``env``, ``cwd``, ``sandbox``, ``network``) or
+``command = [...]`` (a stdio server: ``env``, ``cwd``, ``sandbox``, ``network``,
+``read_paths``) or
 ``url = "..."`` (streamable HTTP: ``headers``). Secrets go through ``{"$env" = "NAME"}``, which
 the kernel resolves when the profile loads. Per-tool overrides sit under
 ``[plugins.tools-mcp.servers.NAME.overrides.TOOL]``.
@@ -54,6 +55,12 @@ _SERVER: Mapping[str, Any] = {
             "confining mode; workspace-write when the session runs unconfined).",
         },
         "network": {"type": "boolean", "description": "A stdio server may use the network."},
+        "read_paths": {
+            "type": "array",
+            "items": {"type": "string"},
+            "description": "More paths a stdio server must read though its confinement would "
+            "hide them (read-only; its program and Python environment are added anyway).",
+        },
         "url": {"type": "string", "pattern": "^https?://", "description": "A streamable HTTP URL."},
         "headers": {
             "type": "object",
@@ -141,6 +148,7 @@ class ServerSettings(NamedTuple):
     cwd: Path | None = None
     sandbox: SandboxMode | None = None
     network: bool = False
+    read_paths: tuple[Path, ...] = ()
     url: str | None = None
     headers: Mapping[str, str] = {}
     tools: tuple[str, ...] | None = None
@@ -196,7 +204,8 @@ def _server(name: str, table: Mapping[str, Any], base: Path, source: str) -> Ser
     has_command, has_url = "command" in table, "url" in table
     if has_command == has_url:
         raise ConfigError(source, key, "give exactly one of command (stdio) or url (HTTP)")
-    stdio_only = [k for k in ("env", "cwd", "sandbox", "network") if k in table and has_url]
+    stdio = ("env", "cwd", "sandbox", "network", "read_paths")
+    stdio_only = [k for k in stdio if k in table and has_url]
     http_only = [k for k in ("headers",) if k in table and has_command]
     for wrong in (*stdio_only, *http_only):
         raise ConfigError(source, f"{key}.{wrong}", "does not apply to this kind of server")
@@ -211,6 +220,10 @@ def _server(name: str, table: Mapping[str, Any], base: Path, source: str) -> Ser
         values["tools"] = tuple(values["tools"])
     if "cwd" in values:
         values["cwd"] = (base / Path(values["cwd"]).expanduser()).resolve()
+    if "read_paths" in values:
+        values["read_paths"] = tuple(
+            (base / Path(path).expanduser()).resolve() for path in values["read_paths"]
+        )
     if "sandbox" in values:
         values["sandbox"] = SandboxMode(values["sandbox"])
     for field in ("env", "headers"):

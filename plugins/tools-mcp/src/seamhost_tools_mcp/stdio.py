@@ -11,8 +11,10 @@ The wire is newline-delimited JSON-RPC. The reader refuses a line longer than
 :attr:`StdioChannel.failure` (every pending request then fails naming it), and the server is
 stopped. The writer marks each ``tools/call`` it has written and drained in the
 :class:`~seamhost_tools_mcp.ledger.Ledger`: that is what tells "never sent" from "sent, answer
-lost". stderr goes to the server's log file, never to the terminal. Stopping closes stdin,
-waits, then terminates and kills the process group.
+lost". The request names the server's program and Python environment as readable
+(:mod:`.programs`), so a confinement that hides ``/tmp`` still lets it start. stderr goes to
+the server's log file, never to the terminal. Stopping closes stdin, waits, then terminates and
+kills the process group.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from seamhost import ConfinedCommand, ConfineRequest, SandboxMode
 from seamhost.errors import SandboxUnavailable, describe
 from seamhost_tools_mcp.errors import McpServerError
 from seamhost_tools_mcp.ledger import Ledger
+from seamhost_tools_mcp.programs import readable_paths
 
 INHERITED_ENV = ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "LC_ALL")
 STOP_GRACE_SECONDS = 2.0
@@ -169,6 +172,7 @@ class Launch:
         cwd: Path,
         log: Path,
         limit: int,
+        read_paths: tuple[Path, ...] = (),
     ) -> None:
         self.server = server
         self.argv = argv
@@ -176,12 +180,17 @@ class Launch:
         self.cwd = cwd
         self.log = log
         self.limit = limit
+        # What the confinement must let it read: its program, its Python, `read_paths`.
+        self.readable = readable_paths(argv, self.env, cwd, read_paths)
 
     async def confined(self, confine: Confine, request: Mapping[str, Any]) -> ConfinedCommand:
         """The argv wrapped by the provider for `request` (mode, workspace, roots, pins)."""
         mode: SandboxMode = request["mode"]
         try:
-            return await confine(ConfineRequest(argv=self.argv, env=self.env, **request))
+            wanted = ConfineRequest(
+                argv=self.argv, env=self.env, readable_paths=self.readable, **request
+            )
+            return await confine(wanted)
         except Exception as exc:
             problem = f"MCP server {self.server!r} cannot be confined: {describe(exc)}"
             raise SandboxUnavailable(str(mode), problem) from exc

@@ -29,6 +29,10 @@ class ConfineRequest:
     network: bool = False  # True when the command may use the network
     env: Mapping[str, str] = attrs.field(factory=dict)  # the environment it runs with
     read_only_paths: tuple[Path, ...] = ()  # paths nobody writes, though under a writable root
+    readable_paths: tuple[Path, ...] = ()
+    """paths the command must be able to read though the confinement would hide them (a
+    program or Python environment under a private /tmp): read-only, never made writable, bound
+    after the private /tmp; one under a writable root stays as it is (design.md §5)"""
     pins: Pins | None = attrs.field(default=None, eq=False)
     """the session's pinned roots: a provider binds these, not the paths above"""
 

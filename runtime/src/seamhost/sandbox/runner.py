@@ -66,6 +66,7 @@ class SandboxRunner:
     network: bool = False
     output_limit: int = DEFAULT_OUTPUT_LIMIT
     read_only_paths: tuple[Path, ...] = ()
+    readable_paths: tuple[Path, ...] = ()  # hidden paths the command must read (ConfineRequest)
     pins: Pins | None = attrs.field(default=None, eq=False)  # the session's pinned roots
 
     async def run(
@@ -88,6 +89,7 @@ class SandboxRunner:
                 network=self.network,
                 env=base_env,
                 read_only_paths=self.read_only_paths,
+                readable_paths=self.readable_paths,
                 pins=self.pins,
             )
             try:

@@ -38,6 +38,10 @@ The layout (a workspace, and a directory beside it) is made under ``scratch`` (d
 lies beneath a private ``/tmp`` is out of the command's sight, and an escape would fail for the
 wrong reason.
 
+**Readable paths.** A program kept under ``/tmp`` (a venv there) and named in the request's
+``readable_paths`` runs and stays unwritten in both confining modes, whatever the provider
+hides.
+
 **Pinned roots and read-only paths** (:mod:`seamhost.testing.sandbox_pins`): a symlink planted
 where a writable root was, after the roots were pinned, must widen nothing; a read-only path
 under a writable root must stay unchanged unless the provider reports ``partial``.
@@ -129,8 +133,15 @@ class SandboxContract(PinnedRootsContract):
         writable_roots: tuple[Path, ...] = (),
         timeout: float = 30,
         env: Mapping[str, str] | None = None,
+        readable_paths: tuple[Path, ...] = (),
     ) -> RunResult:
-        runner = SandboxRunner(provider.seams().confine, mode, layout.workspace, writable_roots)
+        runner = SandboxRunner(
+            provider.seams().confine,
+            mode,
+            layout.workspace,
+            writable_roots,
+            readable_paths=readable_paths,
+        )
         return asyncio.run(runner.run(argv, timeout=timeout, cwd=layout.workspace, env=env))
 
     # -- the escape suite -----------------------------------------------------------------
@@ -271,6 +282,27 @@ class SandboxContract(PinnedRootsContract):
         assert result.timed_out
         assert time.monotonic() - started < 10
         layout.wait_for_background()
+
+    @pytest.mark.parametrize("mode", CONFINING, ids=str)
+    def test_readable_paths_under_tmp_are_readable_never_writable(
+        self, sandbox_provider: SandboxProvider, layout: EscapeLayout, mode: SandboxMode
+    ) -> None:
+        """A program under /tmp (a venv there, say) named in ``readable_paths`` can be read and
+        run, whatever the provider hides; it is never written, in either confining mode."""
+        with tempfile.TemporaryDirectory(dir="/tmp", prefix="seamhost-readable-") as named:
+            program = Path(named) / "bin" / "hello"
+            program.parent.mkdir()
+            program.write_text("#!/bin/sh\necho hello from tmp\n")
+            program.chmod(0o755)
+            result = self.run(
+                sandbox_provider, layout, mode, (str(program),), readable_paths=(Path(named),)
+            )
+            assert (result.returncode, result.verdict) == (0, "ok"), result.stderr
+            assert result.stdout == b"hello from tmp\n"
+            writes = f"echo changed > {program}; echo new > {named}/new; rm -f {program}"
+            self.run(sandbox_provider, layout, mode, shell(writes), readable_paths=(Path(named),))
+            assert program.read_text() == "#!/bin/sh\necho hello from tmp\n"
+            assert sorted(p.name for p in Path(named).iterdir()) == ["bin"]
 
     @pytest.mark.parametrize("mode", CONFINING, ids=str)
     def test_backend_and_enforcement_are_reported(
