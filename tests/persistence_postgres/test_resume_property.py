@@ -110,7 +110,9 @@ def check_open(store: PostgresStore, session_id: str, what: tuple[str, float, in
         session.close()
 
 
-def run_case(store: PostgresStore, steps: list[tuple[str, int, int]], interval: int, what: Any):
+def run_case(
+    store: PostgresStore, steps: list[tuple[str, int, int]], interval: int, what: Any
+) -> None:
     session_id = f"p-{next(IDS)}"
     store.snapshot_every = interval
     write(store, session_id, steps)
