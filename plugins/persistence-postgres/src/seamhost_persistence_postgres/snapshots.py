@@ -22,11 +22,13 @@ full replay and nothing else.
 from __future__ import annotations
 
 import hashlib
+import time
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import psycopg
 
+    from seamhost import SnapshotMark
     from seamhost_persistence_postgres.database import Database
     from seamhost_persistence_postgres.queries import Queries
 
@@ -60,9 +62,22 @@ def last_body(db: Database, q: Queries, session_id: str, end: int) -> bytes | No
 def save(
     conn: psycopg.Connection[tuple[Any, ...]],
     q: Queries,
-    params: dict[str, Any],
+    session_id: str,
+    mark: SnapshotMark,
+    body: bytes,
+    *,
+    epoch: int,
 ) -> bool:
-    """Write the snapshot row `params` describe; False when the fence let nothing through."""
+    """Write the snapshot row of `mark` at lease `epoch`; False when the fence let nothing
+    through (the lease is another epoch's, or the mark is past the stored records)."""
+    params = {
+        "id": session_id,
+        "epoch": epoch,
+        "seq": mark.seq,
+        "digest": mark.token["digest"],
+        "body": body,
+        "saved": int(time.time() * 1000),
+    }
     with conn.transaction():
         conn.execute("SET LOCAL synchronous_commit = off")
         return conn.execute(q["snapshot_save"], params).rowcount == 1

@@ -146,22 +146,14 @@ class PostgresWriter:
 
     def save_snapshot(self, mark: SnapshotMark, body: bytes) -> None:
         """Keep `body` as the session's snapshot, fenced by the lease like a write."""
-        params = {
-            "id": self.session_id,
-            "epoch": self.lease.epoch,
-            "seq": mark.seq,
-            "digest": mark.token["digest"],
-            "body": body,
-            "saved": int(time.time() * 1000),
-        }
         with self._io:
             if self.lost is not None:
                 raise self.lost
             conn = self._held()
             try:
-                if snapshots.save(conn, self._q, params):
-                    return
-                self._diagnose(conn, mark.seq)
+                epoch = self.lease.epoch
+                if not snapshots.save(conn, self._q, self.session_id, mark, body, epoch=epoch):
+                    self._diagnose(conn, mark.seq)
             except psycopg.Error as exc:
                 self._drop()
                 raise QueryFailed(self._db.where, _cause(exc)) from exc
