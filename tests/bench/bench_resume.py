@@ -17,26 +17,35 @@ same run, medians, interleaved:
 (a) resume from the snapshot, at each size;
 (b) the baseline, the same resume with the snapshot file moved away: a full replay.
 
+With ``--store postgres`` the same sessions live in persistence-postgres (the shipped
+``postgres`` profile, on the tests' server, in a schema of its own), and (b) moves the session's
+``snapshots`` row away instead of the file.
+
 Target: (a) at 100k steps within 2x of (a) at 1k. The agent's first model request after a
 resume still derives the conversation from the whole log (docs/design.md, "Resume snapshots");
 that is (b)'s cost again, and is printed for scale as "first request's conversation".
 
-Run: ``python tests/bench/bench_resume.py [--sizes 1000,10000,100000] [--runs N]``; exits 1
-when the target is missed.
+Run: ``python tests/bench/bench_resume.py [--sizes 1000,10000,100000] [--runs N]
+[--store jsonl|postgres]``; exits 1 when the target is missed.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
+import secrets
 import shutil
 import sys
 import tempfile
+from contextlib import AbstractContextManager, contextmanager
 from functools import partial
 from pathlib import Path
+from typing import Any, Protocol
 
 sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parents[2]))  # the repository: tests.persistence_postgres
 from _measure import Row, report, timed
 from seamhost_persistence_jsonl.snapshots import SNAPSHOT_NAME
 
@@ -120,6 +129,91 @@ def build(bundle: Bundle, session_id: str, steps: int) -> None:
         session.close()
 
 
+class Kept(Protocol):
+    """Where a store keeps a session's snapshot, so that a baseline can move it away."""
+
+    def size_mb(self, session_id: str) -> float: ...
+    def aside(self, session_id: str) -> AbstractContextManager[None]: ...
+
+
+class JsonlKept:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def size_mb(self, session_id: str) -> float:
+        return (self.root / session_id / "session.v1.jsonl.zst").stat().st_size / 1e6
+
+    @contextmanager
+    def aside(self, session_id: str) -> Any:
+        kept = self.root / session_id / SNAPSHOT_NAME
+        moved = self.root / session_id / "snapshot.aside"
+        assert kept.exists(), "the store kept a snapshot"
+        kept.rename(moved)
+        try:
+            yield
+        finally:
+            moved.rename(kept)
+
+
+class PostgresKept:
+    def __init__(self, dsn: str, schema: str) -> None:
+        import psycopg
+        from psycopg import sql
+
+        self.conn = psycopg.connect(dsn, autocommit=True)
+        self.table = sql.Identifier(schema, "snapshots")
+        self.records = sql.Identifier(schema, "records")
+        self.sql = sql
+
+    def size_mb(self, session_id: str) -> float:
+        query = self.sql.SQL("SELECT sum(octet_length(body)) FROM {} WHERE session_id = %s")
+        row = self.conn.execute(query.format(self.records), (session_id,)).fetchone()
+        return int(row[0] if row else 0) / 1e6
+
+    @contextmanager
+    def aside(self, session_id: str) -> Any:
+        query = self.sql.SQL("DELETE FROM {} WHERE session_id = %s RETURNING *")
+        rows = self.conn.execute(query.format(self.table), (session_id,)).fetchall()
+        assert len(rows) == 1, "the store kept a snapshot"
+        try:
+            yield
+        finally:
+            put = self.sql.SQL("INSERT INTO {} VALUES (%s, %s, %s, %s, %s, %s)")
+            self.conn.execute(put.format(self.table), rows[0])
+
+
+def postgres_profile(scratch: Path) -> tuple[Path, Kept, Any]:
+    """A profile extending the shipped `postgres` one, on a fresh schema of the tests' server."""
+    from seamhost_persistence_postgres.store import PostgresStore
+
+    from tests.persistence_postgres.server import find_server
+
+    server, tried = find_server()
+    if server is None:
+        raise SystemExit("no PostgreSQL server: " + "; ".join(tried))
+    schema = "seamhost_bench_" + secrets.token_hex(4)
+    store = PostgresStore(server.dsn, schema=schema)
+    store.migrate()
+    store.close()
+    os.environ["SEAMHOST_POSTGRES_DSN"] = server.dsn
+    path = scratch / "pg.toml"
+    path.write_text(
+        '[profile]\nname = "bench-pg"\nextends = ["postgres"]\n'
+        f"[plugins.persistence-postgres]\nschema = {json.dumps(schema)}\n"
+    )
+    kept = PostgresKept(server.dsn, schema)
+
+    def cleanup(bundle: Bundle) -> None:
+        bundle.store.close()  # type: ignore[attr-defined]
+        kept.conn.execute(
+            kept.sql.SQL("DROP SCHEMA {} CASCADE").format(kept.sql.Identifier(schema))
+        )
+        kept.conn.close()
+        server.stop()
+
+    return path, kept, cleanup
+
+
 def resume(bundle: Bundle, session_id: str, workspace: Path, *, converse: bool = False) -> Agent:
     session, plan = open_session(bundle, session_id)
     try:
@@ -139,11 +233,18 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--runs", type=int, default=9)
+    parser.add_argument("--store", choices=("jsonl", "postgres"), default="jsonl")
     args = parser.parse_args()
     sizes = [int(size) for size in args.sizes.split(",")]
     scratch = Path(tempfile.mkdtemp(prefix="seamhost-bench-resume-"))
     os.environ["SEAMHOST_HOME"] = str(scratch / "home")
-    bundle = build_bundle(resolve_profile("default"))
+    cleanup: Any = None
+    if args.store == "postgres":
+        profile, kept, cleanup = postgres_profile(scratch)
+        bundle = build_bundle(resolve_profile(str(profile)))
+    else:
+        kept = JsonlKept(scratch / "home" / "sessions")
+        bundle = build_bundle(resolve_profile("default"))
     workspace = scratch / "ws"
     workspace.mkdir()
     fast: dict[int, float] = {}
@@ -154,19 +255,14 @@ def main() -> int:
     try:
         for steps in sizes:
             build(bundle, f"s-{steps}", steps)
-        root = scratch / "home" / "sessions"
         for steps in sizes:
             sid = f"s-{steps}"
-            kept = root / sid / SNAPSHOT_NAME
-            moved = root / sid / "snapshot.aside"
-            assert kept.exists(), "the store kept a snapshot"
-            sizes_mb[steps] = (root / sid / "session.v1.jsonl.zst").stat().st_size / 1e6
+            sizes_mb[steps] = kept.size_mb(sid)
             with_snapshot, without = [], []
             for _ in range(args.runs):  # interleaved, so that noise hits both alike
                 with_snapshot.append(timed(partial(resume, bundle, sid, workspace), 1))
-                kept.rename(moved)
-                without.append(timed(partial(resume, bundle, sid, workspace), 1))
-                moved.rename(kept)
+                with kept.aside(sid):
+                    without.append(timed(partial(resume, bundle, sid, workspace), 1))
             timed(partial(resume, bundle, sid, workspace), 1)
             tails[steps] = TAILS[sid] or 0
             fast[steps] = sorted(with_snapshot)[len(with_snapshot) // 2] * 1000
@@ -175,6 +271,8 @@ def main() -> int:
                 timed(partial(resume, bundle, sid, workspace, converse=True), 1) * 1000
             )
     finally:
+        if cleanup is not None:
+            cleanup(bundle)
         shutil.rmtree(scratch)
     small, large = min(sizes), max(sizes)
     rows = [
@@ -219,7 +317,8 @@ def main() -> int:
         )
         for steps in sizes
     )
-    return report("resume (baseline: the same resume replaying the whole log)", rows)
+    title = f"resume, {args.store} (baseline: the same resume replaying the whole log)"
+    return report(title, rows)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,11 @@ the faults are over, the surviving workers drain the queue. Then:
   point where a later epoch took the session over (``leases.first_seq``);
 * every run ended ``completed`` or ``interrupted``, and every call is classified honestly: a
   result ``ok`` has a marker, a ``TOOL_NOT_STARTED`` or ``CHECKPOINT_FAILED`` has none for that
-  attempt, and no ``LEASE_LOST`` result was ever committed (the fenced writer writes nothing).
+  attempt, and no ``LEASE_LOST`` result was ever committed (the fenced writer writes nothing);
+* the rig keeps a resume snapshot after every flush, so takeovers open from one: every kept
+  snapshot matches a replay of its log (``seamhost session verify``'s check), and none was saved
+  by a fenced-out writer (a snapshot of epoch e covers nothing past a later takeover's
+  ``first_seq``).
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ import attrs
 import psycopg
 from seamhost_persistence_postgres.store import PostgresStore
 
+from seamhost.cli.snapshot_check import snapshot_check
 from tests.persistence_postgres.rig import Rig
 
 APP = "seamhost-chaos"
@@ -136,6 +141,11 @@ def run_chaos(
         finally:
             chaos.stop_all()
         problems = check(rig, store)
+        snapshots = Counter(
+            (snapshot_check(store, run.session_id) or {"status": "none"})["status"]
+            for run in store.runs.all()
+        )
+        problems += [f"{n} snapshot(s) differ from their log" for n in [snapshots["differs"]] if n]
         runs_by_state = Counter(run.state for run in store.runs.all())
         claims = sum(run.claims for run in store.runs.all())
     finally:
@@ -145,6 +155,7 @@ def run_chaos(
         "runs": dict(runs_by_state),
         "claims": claims,
         "workers_started": chaos.started,
+        "snapshots": dict(snapshots),
         "problems": problems,
     }
 
@@ -202,7 +213,16 @@ def fence_violations(rig: Rig, session_id: str) -> list[str]:
         "WHERE r.session_id = %s ORDER BY r.seq",
         session_id,
     )
+    saved = rig.rows(
+        "SELECT s.seq, s.epoch, l.epoch FROM {s}.snapshots s JOIN {s}.leases l ON "
+        "l.session_id = s.session_id AND s.epoch < l.epoch AND s.seq > l.first_seq "
+        "WHERE s.session_id = %s",
+        session_id,
+    )
     return [
         f"{session_id}: seq {seq} written by epoch {old} after epoch {new} took over"
         for seq, old, new in late
+    ] + [
+        f"{session_id}: a snapshot to seq {seq} saved by epoch {old} after epoch {new} took over"
+        for seq, old, new in saved
     ]

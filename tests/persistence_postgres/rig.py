@@ -106,7 +106,8 @@ class Rig:
             '[profile]\nname = "rig"\n'
             "[plugins.persistence-postgres]\n"
             f'dsn = {{ "$env" = "RIG_DSN" }}\nschema = "{schema}"\nlease_s = {lease_s}\n'
-            "batch_window_ms = 20\n"
+            # A resume snapshot after every flush: takeovers and restarts open from one.
+            "batch_window_ms = 20\nsnapshot_every = 1\n"
             "[plugins.checkpoint-policy]\n[plugins.marker]\n[plugins.model-scripted]\n"
             '[sandbox]\nmode = "workspace-write"\n'
         )

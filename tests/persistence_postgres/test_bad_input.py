@@ -17,6 +17,7 @@ from pathlib import Path
 import psycopg
 import pytest
 from psycopg import sql
+from seamhost_persistence_postgres.schema import SCHEMA_VERSION
 from seamhost_persistence_postgres.store import PostgresStore
 
 from seamhost.session.live import Session
@@ -106,7 +107,7 @@ def test_a_missing_schema_says_how_to_create_it(tmp_path: Path, postgres_dsn: st
         )
         done = seamhost("store", "migrate", "--profile", str(path))
         assert done.returncode == 0, done.stderr
-        assert done.stdout.strip() == "persistence-postgres: no tables -> version 1"
+        assert done.stdout.strip() == f"persistence-postgres: no tables -> version {SCHEMA_VERSION}"
         assert seamhost("session", "ls", "--profile", str(path)).returncode == 0
     finally:
         with psycopg.connect(postgres_dsn, autocommit=True) as conn:
@@ -132,10 +133,10 @@ def test_a_newer_schema_is_refused_untouched(
     for command in (["session", "ls"], ["store", "migrate"], ["submit", "--prompt", "hi"]):
         done = seamhost(*command, "--profile", str(path))
         assert done.returncode == 2, (command, done.stderr)
-        assert "is at version 99, newer than version 1" in one_line(done)
+        assert f"is at version 99, newer than version {SCHEMA_VERSION}" in one_line(done)
         assert "upgrade seamhost" in done.stderr
     with psycopg.connect(postgres_dsn, autocommit=True) as conn:
-        conn.execute(bump, ("1",))
+        conn.execute(bump, (str(SCHEMA_VERSION),))
     again = PostgresStore(postgres_dsn, schema=pg_schema)
     try:
         assert envelopes(again.read("kept").records()) == written

@@ -21,6 +21,7 @@ def test_a_few_faults_break_no_invariant(tmp_path: Path, postgres_dsn: str, pg_s
     report = run_chaos(rig, postgres_dsn, runs=8, faults=12, seed=18)
     assert report["problems"] == [], json.dumps(report, indent=1)
     assert sum(report["runs"].values()) == 8
+    assert report["snapshots"].get("matches", 0) == 8  # each session kept one, and it fits
 
 
 @pytest.mark.slow

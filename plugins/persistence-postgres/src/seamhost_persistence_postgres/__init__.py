@@ -66,6 +66,15 @@ CONFIG_SCHEMA: dict[str, Any] = {
                 "renewed every third of it); a stalled writer is taken over once it lapses."
             ),
         },
+        "snapshot_every": {
+            "type": "integer",
+            "minimum": 0,
+            "description": (
+                "Records made durable between two resume snapshots (default 1000), as in "
+                "persistence-jsonl: a session reopens from the newest one plus the records "
+                "after it; 0 keeps none (every open replays the whole session)."
+            ),
+        },
     },
     "required": ["dsn"],
     "additionalProperties": False,

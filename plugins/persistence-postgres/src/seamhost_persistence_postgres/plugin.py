@@ -40,6 +40,7 @@ class PostgresPersistence:
                 pool_size=config.get("pool_size", module.DEFAULT_POOL_SIZE),
                 batch_window_ms=config.get("batch_window_ms", module.DEFAULT_WINDOW_MS),
                 lease_s=config.get("lease_s", module.DEFAULT_LEASE_S),
+                snapshot_every=config.get("snapshot_every", module.DEFAULT_SNAPSHOT_EVERY),
                 catalog=catalog,
             )
         return self._store

@@ -49,6 +49,15 @@ _SQL: dict[str, str] = {
         "UPDATE {s}.sessions SET lease_owner = NULL, lease_expires = NULL "
         "WHERE id = %(id)s AND lease_epoch = %(epoch)s"
     ),
+    # Resume snapshots (:mod:`.snapshots`): fenced like "append", through the locked row.
+    "snapshot_save": (
+        "WITH fence AS (SELECT id FROM {s}.sessions WHERE id = %(id)s AND lease_epoch = "
+        "%(epoch)s AND next_seq >= %(seq)s FOR SHARE) INSERT INTO {s}.snapshots (session_id, "
+        "seq, epoch, last_digest, body, saved) SELECT fence.id, %(seq)s, %(epoch)s, "
+        "%(digest)s, %(body)s, %(saved)s FROM fence ON CONFLICT (session_id) DO UPDATE SET "
+        "seq = excluded.seq, epoch = excluded.epoch, last_digest = excluded.last_digest, "
+        "body = excluded.body, saved = excluded.saved"
+    ),
     "delete": "DELETE FROM {s}.sessions WHERE id = %(id)s AND lease_epoch = %(epoch)s",
     # -- readers -------------------------------------------------------------------------
     "exists": "SELECT 1 FROM {s}.sessions WHERE id = %s",
@@ -56,6 +65,12 @@ _SQL: dict[str, str] = {
     "records_after": (
         "SELECT seq, crc, body FROM {s}.records WHERE session_id = %s AND seq >= %s "
         "AND seq < %s ORDER BY seq LIMIT %s"
+    ),
+    "record_body": "SELECT body FROM {s}.records WHERE session_id = %s AND seq = %s",
+    "snapshot_find": (
+        "SELECT s.seq, s.last_digest, s.body, r.body FROM {s}.snapshots s LEFT JOIN "
+        "{s}.records r ON r.session_id = s.session_id AND r.seq = s.seq - 1 "
+        "WHERE s.session_id = %s"
     ),
     "ids": "SELECT id FROM {s}.sessions ORDER BY id",
     "list": "SELECT header, next_seq, size, modified, id FROM {s}.sessions ORDER BY created, id",

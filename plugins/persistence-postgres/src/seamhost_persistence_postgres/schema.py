@@ -1,6 +1,6 @@
 """The tables persistence-postgres keeps in its schema, their version, and `migrate`.
 
-Layout (schema version 1), all in the configured schema (default ``seamhost``):
+Layout (schema version 2), all in the configured schema (default ``seamhost``):
 
 * ``meta(key, value)``: ``schema_version``, checked before anything else is read; a newer one
   says "upgrade seamhost", an older one or none says "run `seamhost store migrate`".
@@ -15,6 +15,10 @@ Layout (schema version 1), all in the configured schema (default ``seamhost``):
 * ``leases``: every takeover (epoch 2 on): who took the session over, when, and ``first_seq``,
   the session's ``next_seq`` at that moment. Records of an older epoch all lie before it; an
   operator reads the takeovers there, and the chaos tests check the fence against it.
+* ``snapshots`` (version 2 on): the resume snapshot of a session, at most one, replaced as the
+  session grows: ``seq`` (it covers the records before it), ``last_digest`` (the SHA-256 of
+  the stored bytes of record ``seq - 1``), the ``epoch`` that saved it, ``saved`` (Unix ms)
+  and ``body``, the kernel's document (see :mod:`.snapshots`). Deleting the session deletes it.
 * ``runs``: the run queue of `seamhost submit` and `seamhost worker` (see :mod:`.runs`).
 
 A flush is one statement in autocommit, so one transaction: a CTE updates the session row
@@ -33,7 +37,7 @@ from seamhost_persistence_postgres.errors import StoreUnusable
 if TYPE_CHECKING:
     import psycopg
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2 added `snapshots`; `migrate` brings a version 1 schema to it
 
 _TABLES = """
 CREATE TABLE IF NOT EXISTS {s}.meta (key text PRIMARY KEY, value text NOT NULL);
@@ -64,6 +68,14 @@ CREATE TABLE IF NOT EXISTS {s}.leases (
     first_seq bigint NOT NULL,
     acquired timestamptz NOT NULL,
     PRIMARY KEY (session_id, epoch)
+);
+CREATE TABLE IF NOT EXISTS {s}.snapshots (
+    session_id text PRIMARY KEY REFERENCES {s}.sessions (id) ON DELETE CASCADE,
+    seq bigint NOT NULL,
+    epoch bigint NOT NULL,
+    last_digest text NOT NULL,
+    body bytea NOT NULL,
+    saved bigint NOT NULL
 );
 CREATE TABLE IF NOT EXISTS {s}.runs (
     id bigserial PRIMARY KEY,
@@ -132,7 +144,9 @@ def migrate(conn: psycopg.Connection[tuple[object, ...]], schema: str, where: st
     """Create or upgrade the schema's tables to `SCHEMA_VERSION`; the version found before.
 
     Idempotent, in one transaction, under an advisory lock so that two `migrate` at once do
-    not race. A newer schema is refused, untouched.
+    not race. A newer schema is refused, untouched. Every table is created if missing, so an
+    older schema gains the tables of the versions after it (1 -> 2: ``snapshots``) and keeps
+    its rows.
     """
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"seamhost:{schema}",))

@@ -5,7 +5,9 @@ takes its lease, epoch 1). Opening a stored session acquires its lease first (re
 another writer's lease runs) and reads its records after that, so it sees every record the
 previous owner could ever commit. Listing and stat read the session rows only (headers, sizes),
 never the records. The tables are specified in :mod:`.schema`, the write protocol in
-:mod:`.writing`.
+:mod:`.writing`, resume snapshots in :mod:`.snapshots`: opening a session whose kept snapshot
+matches its log reads only the records after it (one index range), and the records before it
+when something first asks for them.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from seamhost import SessionCheck, SessionHeader, SessionStat
+from seamhost import SessionCheck, SessionHeader, SessionStat, StoredSnapshot
+from seamhost_persistence_postgres import snapshots
 from seamhost_persistence_postgres.database import Database
 from seamhost_persistence_postgres.errors import (
     SessionCorrupted,
@@ -46,6 +49,7 @@ DEFAULT_WINDOW_MS = 200
 DEFAULT_LEASE_S = 30.0
 DEFAULT_POOL_SIZE = 4
 DEFAULT_SCHEMA = "seamhost"
+DEFAULT_SNAPSHOT_EVERY = 1000  # as persistence-jsonl's
 
 
 def writer_name() -> str:
@@ -58,7 +62,9 @@ class PostgresStore:
 
     `pool_size` bounds the connections this process opens, `batch_window_ms` is the
     write-behind window, `lease_s` how long a writer's lease runs unless renewed (a third of
-    it between renewals); `catalog` knows the event types a reader accepts.
+    it between renewals); `snapshot_every` how many records become durable between two
+    resume snapshots (0: none; :mod:`.snapshots`); `catalog` knows the event types a reader
+    accepts.
     """
 
     name = "persistence-postgres"
@@ -74,9 +80,13 @@ class PostgresStore:
         batch_window_ms: int = DEFAULT_WINDOW_MS,
         lease_s: float = DEFAULT_LEASE_S,
         catalog: EventCatalog | None = None,
+        snapshot_every: int = DEFAULT_SNAPSHOT_EVERY,
     ) -> None:
         if batch_window_ms < 0:
             raise ValueError("batch_window_ms must not be negative")
+        if snapshot_every < 0:
+            raise ValueError("snapshot_every must not be negative")
+        self.snapshot_every = snapshot_every
         if lease_s <= 0:
             raise ValueError("lease_s must be positive")
         self.db = Database(dsn, schema, pool_size)
@@ -129,27 +139,54 @@ class PostgresStore:
             self._unclaim(session_id)
             raise
         lease = Lease(writer_name(), self.lease_s)
-        return self._writer(header, lease, [])
+        return self._writer(header, lease)
 
     def open(self, session_id: str) -> PostgresWriter:
-        """The writer of a stored session: its lease taken (epoch + 1), then its records read."""
+        """The writer of a stored session: its lease taken (epoch + 1), then its records read:
+        the tail after a matching resume snapshot, or all of them."""
         self._claim(session_id)
         try:
             lease = self._acquire(session_id)
             try:
                 header, end = self._header(session_id)
-                existing = list(
-                    records(self.db, self.queries, session_id, self.known, start=0, end=end)
-                )
+                resumed = self._resumed(session_id, end)
+                existing = [] if resumed is not None else self._records(session_id, end)
+                last = snapshots.last_body(self.db, self.queries, session_id, end)
             except BaseException:
                 self._release(session_id, lease.epoch)
                 raise
         except BaseException:
             self._unclaim(session_id)
             raise
-        return self._writer(header, lease, existing)
+        return self._writer(
+            header,
+            lease,
+            existing,
+            resumed=resumed,
+            read_existing=(lambda: self._records(session_id, end)) if resumed else None,
+            last_body=last,
+        )
 
-    def _writer(self, header: SessionHeader, lease: Lease, existing: list[Any]) -> PostgresWriter:
+    def _records(self, session_id: str, end: int, start: int = 0) -> list[Any]:
+        return list(records(self.db, self.queries, session_id, self.known, start=start, end=end))
+
+    def _resumed(self, session_id: str, end: int) -> StoredSnapshot | None:
+        """The kept snapshot with the records after it, when it matches the log of `end`."""
+        found = snapshots.find(self.db, self.queries, session_id, end)
+        if found is None:
+            return None
+        seq, body = found
+        try:
+            tail = self._records(session_id, end, start=seq)
+        except (SessionCorrupted, UnknownRecordType):
+            # Damage after the snapshot is the log's, and a full read reports it the same way;
+            # read in full so that a snapshot is never the reason a session is refused.
+            return None
+        return StoredSnapshot(seq, body, tuple(tail))
+
+    def _writer(
+        self, header: SessionHeader, lease: Lease, existing: list[Any] | None = None, **kw: Any
+    ) -> PostgresWriter:
         session_id = header.session_id
         return PostgresWriter(
             self.db,
@@ -157,8 +194,10 @@ class PostgresStore:
             header,
             lease,
             window=self.window,
-            existing=existing,
+            existing=existing or (),
             on_close=lambda: self._unclaim(session_id),
+            snapshot_interval=self.snapshot_every,
+            **kw,
         )
 
     def _acquire(self, session_id: str) -> Lease:
@@ -215,6 +254,12 @@ class PostgresStore:
         header = parse_header(session_id, bytes(raw))
         location = f"{self.db.where} session={header.session_id}"
         return SessionStat(header, location, int(size), modified)
+
+    def kept_snapshot(self, session_id: str) -> StoredSnapshot | None:
+        """The resume snapshot an open would start from (its tail left empty), or None."""
+        _header, end = self._header(session_id)
+        found = snapshots.find(self.db, self.queries, session_id, end)
+        return StoredSnapshot(found[0], found[1], ()) if found is not None else None
 
     def verify(self, session_id: str) -> SessionCheck:
         """Read every record back and check it; damage is reported, not raised."""

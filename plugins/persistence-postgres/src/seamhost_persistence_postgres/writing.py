@@ -17,6 +17,9 @@ Protocol (design.md §14):
   every later flush raises :class:`~.errors.FencedOut` (``LEASE_LOST``), and nothing it queued
   or is handed later is written (``submit`` drops it, so the session in memory can still close
   its turn for the caller to see what happened).
+* Resume snapshots (``SnapshotWriter``, :mod:`.snapshots`): a mark is the durable seq and the
+  digest of the last durable record's bytes; saving one is fenced like a write (a writer
+  fenced out saves none) and serialised with the writes.
 * The thread also renews the lease every third of its duration (a write renews it too).
   ``close`` writes what is queued (one attempt) and releases the lease, so the next writer need
   not wait for it to lapse.
@@ -25,6 +28,7 @@ Protocol (design.md §14):
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import threading
 import time
 import zlib
@@ -32,10 +36,12 @@ from typing import TYPE_CHECKING, Any
 
 import psycopg
 
-from seamhost import jsonvalue
+from seamhost import SnapshotMark, jsonvalue
+from seamhost_persistence_postgres import snapshots
 from seamhost_persistence_postgres.errors import (
     BatchRejected,
     FencedOut,
+    QueryFailed,
     SessionExists,
     StorageError,
     WriteFailed,
@@ -45,7 +51,7 @@ from seamhost_persistence_postgres.errors import (
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-    from seamhost import Record, SessionHeader
+    from seamhost import Record, SessionHeader, StoredSnapshot
     from seamhost_persistence_postgres.database import Database
     from seamhost_persistence_postgres.queries import Queries
 
@@ -60,7 +66,12 @@ class Lease:
 
 
 class PostgresWriter:
-    """The exclusive, fenced write handle of one session of a :class:`PostgresStore`."""
+    """The exclusive, fenced write handle of one session of a :class:`PostgresStore`.
+
+    Opened from a resume snapshot (`resumed`), it holds the snapshot and its tail, and reads
+    the records before it (`read_existing`) only when `existing()` is first called. `last_body`
+    is the stored bytes of the last stored record (what a snapshot mark's digest is taken of).
+    """
 
     def __init__(
         self,
@@ -72,6 +83,10 @@ class PostgresWriter:
         window: float,
         existing: Sequence[Record] = (),
         on_close: Callable[[], None] = lambda: None,
+        resumed: StoredSnapshot | None = None,
+        read_existing: Callable[[], list[Record]] | None = None,
+        last_body: bytes | None = None,
+        snapshot_interval: int = 0,
     ) -> None:
         self._db = database
         self._q = queries
@@ -80,6 +95,9 @@ class PostgresWriter:
         self.lease = lease
         self._window = window
         self._existing = list(existing)
+        self._resumed = resumed
+        self._read_existing = read_existing
+        self.snapshot_interval = snapshot_interval
         self._on_close = on_close
         self.torn_records = 0  # a commit is all or nothing: nothing is ever torn
         self._state = threading.Lock()
@@ -87,7 +105,8 @@ class PostgresWriter:
         self._io = threading.Lock()  # one write (or renewal) at a time
         # Guarded by _state:
         self._pending: list[tuple[int, int, bytes]] = []  # (seq, crc, envelope)
-        self._durable = len(self._existing)
+        self._durable = len(self._existing) if resumed is None else resumed.seq + len(resumed.tail)
+        self._last_body = last_body  # the stored bytes of record _durable - 1
         self._deadline: float | None = None
         self._closing = False
         self.lost: FencedOut | None = None
@@ -109,7 +128,35 @@ class PostgresWriter:
         return self._header.session_id
 
     def existing(self) -> list[Record]:
+        if self._read_existing is not None:
+            self._existing, self._read_existing = self._read_existing(), None
         return list(self._existing)
+
+    # -- resume snapshots (the SnapshotWriter protocol) ---------------------------------------
+
+    def opened_from(self) -> StoredSnapshot | None:
+        return self._resumed
+
+    def snapshot_mark(self) -> SnapshotMark | None:
+        with self._state:
+            if self._closing or self.lost is not None or self._last_body is None:
+                return None
+            digest = hashlib.sha256(self._last_body).hexdigest()
+            return SnapshotMark(self._durable, {"digest": digest})
+
+    def save_snapshot(self, mark: SnapshotMark, body: bytes) -> None:
+        """Keep `body` as the session's snapshot, fenced by the lease like a write."""
+        with self._io:
+            if self.lost is not None:
+                raise self.lost
+            conn = self._held()
+            try:
+                epoch = self.lease.epoch
+                if not snapshots.save(conn, self._q, self.session_id, mark, body, epoch=epoch):
+                    self._diagnose(conn, mark.seq)
+            except psycopg.Error as exc:
+                self._drop()
+                raise QueryFailed(self._db.where, _cause(exc)) from exc
 
     def submit(self, record: Record) -> None:
         """Queue `record`; raises `BatchRejected` unless its seq is the next one."""
@@ -190,6 +237,7 @@ class PostgresWriter:
             with self._state:
                 del self._pending[: len(batch)]
                 self._durable = first + len(batch)
+                self._last_body = batch[-1][2]
 
     def _commit(self, batch: list[tuple[int, int, bytes]], first: int) -> None:
         lease = self.lease

@@ -1,0 +1,153 @@
+"""Property, against a real server: opening from resume snapshots yields a full replay's state,
+or refuses as damage (the PostgreSQL half of tests/persistence_jsonl/test_resume_property.py).
+
+Hypothesis generates the same sessions (turns, steps, calls, approvals, usage, sandbox changes;
+flushed at random points with a snapshot every few records, sometimes closed and reopened midway),
+then damages the stored session once: one byte of a random record's stored bytes, one byte of
+its snapshot row's body, or the row's seq moved by a few records. Opening must then give exactly
+the state a full replay of the undamaged session gives (and the same records), or refuse with
+`SessionDamaged`, and only when a full read refuses too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from psycopg import sql
+from seamhost_persistence_postgres.store import PostgresStore
+
+from seamhost.errors import SessionDamaged
+from seamhost.session.derived import replay
+from seamhost.session.live import Session
+from seamhost.testing.persistence import envelopes, make_header
+from tests.persistence_jsonl.test_resume_property import STEPS, event
+
+DAMAGE = st.one_of(
+    st.none(),
+    st.tuples(st.sampled_from(["record", "snapshot", "seq"]), st.floats(0, 1), st.integers(1, 255)),
+)
+IDS = itertools.count()
+
+# `w` picks the row and the byte (0..1 of the way along), `x` is the XOR mask.
+_FLIP_RECORD = (
+    "UPDATE {s}.records SET body = set_byte(body, (%(w)s * (octet_length(body) - 1))::int, "
+    "get_byte(body, (%(w)s * (octet_length(body) - 1))::int) # %(x)s) WHERE session_id = %(id)s "
+    "AND seq = (SELECT (%(w)s * max(seq))::bigint FROM {s}.records WHERE session_id = %(id)s)"
+)
+_FLIP_SNAPSHOT = (
+    "UPDATE {s}.snapshots SET body = set_byte(body, (%(w)s * (octet_length(body) - 1))::int, "
+    "get_byte(body, (%(w)s * (octet_length(body) - 1))::int) # %(x)s) WHERE session_id = %(id)s"
+)
+_MOVE_SEQ = (
+    "UPDATE {s}.snapshots SET seq = greatest(0, seq + %(x)s %% 7 - 3) WHERE session_id = %(id)s"
+)
+
+
+@pytest.fixture
+def store(pg_options: dict[str, Any]) -> Iterator[PostgresStore]:
+    made = PostgresStore(**{**pg_options, "batch_window_ms": 0})
+    try:
+        yield made
+    finally:
+        made.close()
+
+
+def write(store: PostgresStore, session_id: str, steps: list[tuple[str, int, int]]) -> None:
+    session = Session(store.create(make_header(session_id)), flush=lambda s: s.writer.flush())
+    for kind, n, then in [("turn/start", 1, 0), *steps]:
+        session.append_data(*event(kind, n))
+        if then:
+            asyncio.run(session.flush())
+        if then == 2:
+            session.close()
+            session = Session(store.open(session_id), flush=lambda s: s.writer.flush())
+    asyncio.run(session.flush())
+    session.close()
+
+
+def damage(store: PostgresStore, session_id: str, what: tuple[str, float, int] | None) -> None:
+    if what is None:
+        return
+    target, where, xor = what
+    statement = {"record": _FLIP_RECORD, "snapshot": _FLIP_SNAPSHOT, "seq": _MOVE_SEQ}[target]
+    query = sql.SQL(statement).format(s=sql.Identifier(store.db.schema))
+    with store.db.connection() as conn:
+        conn.execute(query, {"w": where, "x": xor, "id": session_id})
+
+
+def check_open(store: PostgresStore, session_id: str, what: tuple[str, float, int] | None) -> None:
+    original = list(store.read(session_id).records())
+    expected = replay(original)
+    damage(store, session_id, what)
+    try:
+        session = Session(store.open(session_id))
+    except SessionDamaged:
+        with pytest.raises(SessionDamaged):  # refused only when a full read refuses too
+            list(store.read(session_id).records())
+        return
+    try:
+        opened = session.resumed
+        if opened is not None:
+            state = opened.copy().fold(session.records[opened.seq :])
+        else:
+            state = replay(list(session.records))
+        assert state.summary() == expected.summary()
+        assert {k: session.last(k) for k in expected.last} == expected.last
+        assert session.next_seq == len(original)
+        try:
+            records = list(session.records)
+        except SessionDamaged:
+            assert opened is not None, "a full replay read these records at open"
+        else:
+            assert envelopes(records) == envelopes(original)
+    finally:
+        session.close()
+
+
+def run_case(
+    store: PostgresStore, steps: list[tuple[str, int, int]], interval: int, what: Any
+) -> None:
+    session_id = f"p-{next(IDS)}"
+    store.snapshot_every = interval
+    write(store, session_id, steps)
+    store.snapshot_every = 0  # opening to check keeps no snapshot of its own
+    check_open(store, session_id, what)
+
+
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(steps=STEPS, interval=st.integers(1, 8), what=DAMAGE)
+def test_opening_from_snapshots_is_a_replay_or_a_refusal(
+    store: PostgresStore, steps: list[tuple[str, int, int]], interval: int, what: Any
+) -> None:
+    run_case(store, steps, interval, what)
+
+
+@pytest.mark.slow
+@settings(
+    max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(steps=STEPS, interval=st.integers(1, 8), what=DAMAGE)
+def test_opening_from_snapshots_is_a_replay_or_a_refusal_many(
+    store: PostgresStore, steps: list[tuple[str, int, int]], interval: int, what: Any
+) -> None:
+    run_case(store, steps, interval, what)
+
+
+def test_a_snapshot_is_used_when_one_fits(store: PostgresStore) -> None:
+    """The property above is not vacuous: undamaged, such a session opens from its snapshot."""
+    store.snapshot_every = 3
+    write(store, "fits", [("user/message", n, 1) for n in range(20)])
+    session = Session(store.open("fits"))
+    try:
+        assert session.resumed is not None
+        assert session.resumed.seq == 21
+    finally:
+        session.close()
