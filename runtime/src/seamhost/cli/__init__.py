@@ -9,13 +9,13 @@ traceback, the documented exit code, and a JSON object on stdout when ``--json``
 from __future__ import annotations
 
 import gc
-import importlib
 from typing import Any
 
 import click
 
 from seamhost.cli.failures import JSON_FLAG, fail_click, wants_json
 from seamhost.cli.failures import fail as fail  # re-exported: commands end on errors with it
+from seamhost.cli.lazy_group import LazyGroup
 from seamhost.errors import SeamhostError
 from seamhost.version import __version__
 
@@ -51,7 +51,7 @@ def started() -> None:
     gc.enable()
 
 
-class SeamhostGroup(click.Group):
+class SeamhostGroup(LazyGroup):
     """A group that imports subcommands lazily and turns seamhost errors into exit codes."""
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
@@ -64,17 +64,6 @@ class SeamhostGroup(click.Group):
             return super().main(*args, **kwargs)
         finally:
             gc.enable()
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted({*_SUBCOMMANDS, *super().list_commands(ctx)})
-
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        target = _SUBCOMMANDS.get(cmd_name)
-        if target is None:
-            return super().get_command(ctx, cmd_name)
-        module, _, attribute = target.partition(":")
-        command: click.Command = getattr(importlib.import_module(module), attribute)
-        return command
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         # Whether the command line asks for JSON is known before anything can fail, so that
@@ -127,7 +116,11 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
     ctx.exit(0)
 
 
-@click.group(cls=SeamhostGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=SeamhostGroup,
+    lazy=_SUBCOMMANDS,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
 @click.option(
     "--version",
     is_flag=True,

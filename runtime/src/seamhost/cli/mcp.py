@@ -7,9 +7,9 @@ Each subcommand lives in its own module, imported only when invoked: ``serve``
 
 from __future__ import annotations
 
-import importlib
-
 import click
+
+from seamhost.cli.lazy_group import LazyGroup
 
 _COMMANDS = {  # imported only when invoked, like the top-level commands
     "pins": "seamhost.cli.mcp_pins:pins",
@@ -17,21 +17,6 @@ _COMMANDS = {  # imported only when invoked, like the top-level commands
 }
 
 
-class McpGroup(click.Group):
-    """The ``mcp`` group: its subcommands are imported on first use."""
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted({*_COMMANDS, *super().list_commands(ctx)})
-
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        target = _COMMANDS.get(cmd_name)
-        if target is None:
-            return super().get_command(ctx, cmd_name)
-        module, _, attribute = target.partition(":")
-        command: click.Command = getattr(importlib.import_module(module), attribute)
-        return command
-
-
-@click.group(cls=McpGroup)
+@click.group(cls=LazyGroup, lazy=_COMMANDS)
 def mcp() -> None:
     """The Model Context Protocol: serve the bundle's tools; pin mounted servers' tools."""

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import importlib
 import sys
 from typing import TYPE_CHECKING, Any
 
 import click
 
+from seamhost.cli.lazy_group import LazyGroup
 from seamhost.cli.output import emit_json
 from seamhost.errors import SeamhostError
 
@@ -48,22 +48,7 @@ _COMMANDS = {  # imported only when invoked, like the top-level commands
 }
 
 
-class ProfileGroup(click.Group):
-    """The ``profile`` group: ``check`` and ``schema`` here, the others in their own modules."""
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted({*_COMMANDS, *super().list_commands(ctx)})
-
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        target = _COMMANDS.get(cmd_name)
-        if target is None:
-            return super().get_command(ctx, cmd_name)
-        module, _, attribute = target.partition(":")
-        command: click.Command = getattr(importlib.import_module(module), attribute)
-        return command
-
-
-@click.group(cls=ProfileGroup)
+@click.group(cls=LazyGroup, lazy=_COMMANDS)
 def profile() -> None:
     """List, resolve, validate and describe profiles."""
 
