@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import asyncio
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import given, settings
@@ -26,6 +27,9 @@ from seamhost.errors import SessionDamaged
 from seamhost.session.derived import replay
 from seamhost.session.live import Session
 from seamhost.testing.persistence import envelopes, make_header
+
+if TYPE_CHECKING:
+    from seamhost.session.store import SessionStore
 
 
 def event(kind: str, n: int) -> tuple[str, dict[str, Any]]:
@@ -89,18 +93,22 @@ DAMAGE = st.one_of(
 )
 
 
-def write(root: Path, steps: list[tuple[str, int, int]], interval: int) -> None:
-    store = JsonlStore(root, batch_window_ms=0, snapshot_every=interval)
-    session = Session(store.create(make_header("s-1")), flush=lambda s: s.writer.flush())
+def write_steps(store: SessionStore, session_id: str, steps: list[tuple[str, int, int]]) -> None:
+    """Write session `session_id` to `store` as `steps` say (any store: postgres uses it too)."""
+    session = Session(store.create(make_header(session_id)), flush=lambda s: s.writer.flush())
     for kind, n, then in [("turn/start", 1, 0), *steps]:
         session.append_data(*event(kind, n))
         if then:
             asyncio.run(session.flush())
         if then == 2:
             session.close()
-            session = Session(store.open("s-1"), flush=lambda s: s.writer.flush())
+            session = Session(store.open(session_id), flush=lambda s: s.writer.flush())
     asyncio.run(session.flush())
     session.close()
+
+
+def write(root: Path, steps: list[tuple[str, int, int]], interval: int) -> None:
+    write_steps(JsonlStore(root, batch_window_ms=0, snapshot_every=interval), "s-1", steps)
 
 
 def damage(directory: Path, what: tuple[str, float, int] | None) -> None:
@@ -116,16 +124,17 @@ def damage(directory: Path, what: tuple[str, float, int] | None) -> None:
     path.write_bytes(bytes(data))
 
 
-def check_open(root: Path, what: tuple[str, float, int] | None) -> None:
-    store = JsonlStore(root, snapshot_every=0)
-    original = list(store.read("s-1").records())
+def check_open(store: SessionStore, session_id: str, damage_it: Callable[[], None]) -> None:
+    """Damage the session (`damage_it`), open it: a full replay's state and records, or a
+    refusal a full read shares (any store: postgres uses it too)."""
+    original = list(store.read(session_id).records())
     expected = replay(original)
-    damage(root / "s-1", what)
+    damage_it()
     try:
-        session = Session(store.open("s-1"))
+        session = Session(store.open(session_id))
     except SessionDamaged:
         with pytest.raises(SessionDamaged):  # refused only when a full read refuses too
-            list(store.read("s-1").records())
+            list(store.read(session_id).records())
         return
     try:
         opened = session.resumed
@@ -150,7 +159,7 @@ def run_case(steps: list[tuple[str, int, int]], interval: int, what: Any) -> Non
     with tempfile.TemporaryDirectory() as directory:
         root = Path(directory) / "store"
         write(root, steps, interval)
-        check_open(root, what)
+        check_open(JsonlStore(root, snapshot_every=0), "s-1", lambda: damage(root / "s-1", what))
 
 
 @settings(max_examples=40, deadline=None)

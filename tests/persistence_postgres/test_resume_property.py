@@ -11,7 +11,6 @@ the state a full replay of the undamaged session gives (and the same records), o
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 from collections.abc import Iterator
 from typing import Any
@@ -22,11 +21,8 @@ from hypothesis import strategies as st
 from psycopg import sql
 from seamhost_persistence_postgres.store import PostgresStore
 
-from seamhost.errors import SessionDamaged
-from seamhost.session.derived import replay
 from seamhost.session.live import Session
-from seamhost.testing.persistence import envelopes, make_header
-from tests.persistence_jsonl.test_resume_property import STEPS, event
+from tests.persistence_jsonl.test_resume_property import STEPS, check_open, write_steps
 
 DAMAGE = st.one_of(
     st.none(),
@@ -58,19 +54,6 @@ def store(pg_options: dict[str, Any]) -> Iterator[PostgresStore]:
         made.close()
 
 
-def write(store: PostgresStore, session_id: str, steps: list[tuple[str, int, int]]) -> None:
-    session = Session(store.create(make_header(session_id)), flush=lambda s: s.writer.flush())
-    for kind, n, then in [("turn/start", 1, 0), *steps]:
-        session.append_data(*event(kind, n))
-        if then:
-            asyncio.run(session.flush())
-        if then == 2:
-            session.close()
-            session = Session(store.open(session_id), flush=lambda s: s.writer.flush())
-    asyncio.run(session.flush())
-    session.close()
-
-
 def damage(store: PostgresStore, session_id: str, what: tuple[str, float, int] | None) -> None:
     if what is None:
         return
@@ -81,43 +64,14 @@ def damage(store: PostgresStore, session_id: str, what: tuple[str, float, int] |
         conn.execute(query, {"w": where, "x": xor, "id": session_id})
 
 
-def check_open(store: PostgresStore, session_id: str, what: tuple[str, float, int] | None) -> None:
-    original = list(store.read(session_id).records())
-    expected = replay(original)
-    damage(store, session_id, what)
-    try:
-        session = Session(store.open(session_id))
-    except SessionDamaged:
-        with pytest.raises(SessionDamaged):  # refused only when a full read refuses too
-            list(store.read(session_id).records())
-        return
-    try:
-        opened = session.resumed
-        if opened is not None:
-            state = opened.copy().fold(session.records[opened.seq :])
-        else:
-            state = replay(list(session.records))
-        assert state.summary() == expected.summary()
-        assert {k: session.last(k) for k in expected.last} == expected.last
-        assert session.next_seq == len(original)
-        try:
-            records = list(session.records)
-        except SessionDamaged:
-            assert opened is not None, "a full replay read these records at open"
-        else:
-            assert envelopes(records) == envelopes(original)
-    finally:
-        session.close()
-
-
 def run_case(
     store: PostgresStore, steps: list[tuple[str, int, int]], interval: int, what: Any
 ) -> None:
     session_id = f"p-{next(IDS)}"
     store.snapshot_every = interval
-    write(store, session_id, steps)
+    write_steps(store, session_id, steps)
     store.snapshot_every = 0  # opening to check keeps no snapshot of its own
-    check_open(store, session_id, what)
+    check_open(store, session_id, lambda: damage(store, session_id, what))
 
 
 @settings(
@@ -144,7 +98,7 @@ def test_opening_from_snapshots_is_a_replay_or_a_refusal_many(
 def test_a_snapshot_is_used_when_one_fits(store: PostgresStore) -> None:
     """The property above is not vacuous: undamaged, such a session opens from its snapshot."""
     store.snapshot_every = 3
-    write(store, "fits", [("user/message", n, 1) for n in range(20)])
+    write_steps(store, "fits", [("user/message", n, 1) for n in range(20)])
     session = Session(store.open("fits"))
     try:
         assert session.resumed is not None
