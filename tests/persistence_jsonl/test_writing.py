@@ -306,3 +306,41 @@ def test_full_frames_are_packed_ahead_and_written_as_the_batch_would_cut_them(
     lines = [record.envelope() for record in session.records]
     assert log.read_bytes()[spans[1].offset :] == LogEncoder("zstd").batch(lines, 0)
     assert stored_seqs(store) == list(range(70))
+
+
+def test_an_appender_that_outruns_the_packer_does_not_hold_the_window_open(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A packer slower than the appender always finds another full frame queued; the window
+    # must close all the same (it once never did: packing ahead starved every write).
+    real = LogEncoder.frames
+
+    def slow(self: LogEncoder, lines: list[bytes], first: int, cuts: list[int]) -> list[bytes]:
+        time.sleep(0.05)
+        return real(self, lines, first, cuts)
+
+    monkeypatch.setattr(LogEncoder, "frames", slow)
+    store = JsonlStore(root, batch_window_ms=50)
+    session = Session(store.create(make_header("s-1")))
+    pad = os.urandom(20_000).hex()
+    written_while_appending = False
+    deadline = time.monotonic() + 1.0
+    index = 0
+    while time.monotonic() < deadline and not written_while_appending:
+        for _ in range(30):  # more than a full frame every round
+            session.append_data("vendor/blob", {"i": index, "pad": pad}, ignorable=True)
+            index += 1
+        time.sleep(0.005)
+        written_while_appending = bool(stored_seqs(store))
+    assert written_while_appending
+    session.close()
+    assert stored_seqs(store) == list(range(index))
+
+
+def test_the_packer_compresses_every_full_frame_queued_in_one_job(root: Path) -> None:
+    # One job, one GIL wait, however many frames the appender queued meanwhile; the frames are
+    # those one batch of the same lines encodes to.
+    encoder = LogEncoder("zstd")
+    lines = [b'{"seq":%d,"pad":"%s"}' % (i, os.urandom(20_000).hex().encode()) for i in range(70)]
+    assert b"".join(encoder.frames(lines, 0, [27, 54, 70])) == encoder.batch(lines, 0)
+    assert encoder.frames(lines[:27], 0, [27]) == [encoder.frame(lines[:27], 0)]

@@ -1,4 +1,5 @@
-"""The jobs of a writer's writing thread: batches to write, frames to pack, flushes waiting.
+"""The jobs of a writer's writing thread (batches to write, frames to pack, flushes waiting),
+and what its status reports.
 
 See :mod:`seamhost_persistence_jsonl.writing` for the protocol they serve.
 """
@@ -29,10 +30,11 @@ class Batch:
 
 @attrs.frozen
 class Pack:
-    """A full frame's lines, to be compressed ahead of the batch that will write them."""
+    """Full frames' lines, to be compressed ahead of the batch that will write them."""
 
     lines: list[bytes]
     first_seq: int
+    cuts: list[int]  # where each frame ends in `lines` (the last is len(lines))
 
 
 class Waiter:
@@ -60,3 +62,15 @@ def _resolve(future: asyncio.Future[None], error: StorageError | None) -> None:
         future.set_result(None)
     else:
         future.set_exception(error)
+
+
+@attrs.frozen
+class WriterStatus:
+    """A snapshot of a writer's progress, for UIs and diagnostics."""
+
+    durable: int  # records durable in the log (the next seq it stores)
+    pending: int  # records handed over and not yet durable
+    published: bool  # whether the log exists on disk
+    failed_attempts: int  # writes that failed since the last one that succeeded
+    last_error: StorageError | None
+    packed: int = 0  # frames of the pending records compressed ahead of their write

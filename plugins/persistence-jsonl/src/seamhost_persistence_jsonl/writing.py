@@ -22,9 +22,12 @@ Protocol, as the writing thread of a :class:`JsonlWriter` runs it:
 * Records recovered from a torn tail when the session was opened are queued first: the torn
   bytes are cut and those records written again with the next batch.
 * Packing ahead: once a full frame's worth (FRAME_TARGET bytes) of lines is queued, the writing
-  thread compresses that frame at once, while the window is still open and the appender goes on
-  (the compressor releases the GIL), instead of compressing everything when the window closes.
-  The frame is cut where the batch would cut it and written, unchanged, with the batch.
+  thread compresses every full frame queued, in one job, while the window is still open and the
+  appender goes on (the compressor releases the GIL), instead of compressing everything when the
+  window closes. The frames are cut where the batch would cut them and written, unchanged, with
+  the batch. A closed window goes first: an appender that outruns the packer (there is always
+  another full frame) must not keep the batch from being written. Each job gives up the GIL
+  about once: getting it back means waiting out the appender's switch interval (5 ms).
 * ``close`` writes what is still queued (one attempt), then releases the lock and the claim.
 * Resume snapshots (``SnapshotWriter``): a mark is the durable seq and the end of the last
   complete frame, taken only between writes; the side file is :mod:`.snapshots`'.
@@ -39,8 +42,6 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-import attrs
-
 from seamhost import SnapshotMark, jsonvalue
 from seamhost_persistence_jsonl import locking, snapshots
 from seamhost_persistence_jsonl.errors import (
@@ -49,9 +50,9 @@ from seamhost_persistence_jsonl.errors import (
     WriteFailed,
     WriterClosed,
 )
-from seamhost_persistence_jsonl.format import FRAME_TARGET, LogEncoder, frame_cut
+from seamhost_persistence_jsonl.format import FRAME_TARGET, LogEncoder, frame_cuts
 from seamhost_persistence_jsonl.idle import loop_is_idle
-from seamhost_persistence_jsonl.jobs import Batch, Pack, Waiter
+from seamhost_persistence_jsonl.jobs import Batch, Pack, Waiter, WriterStatus
 from seamhost_persistence_jsonl.logfile import LogFile, OpenedLog
 
 if TYPE_CHECKING:
@@ -59,18 +60,6 @@ if TYPE_CHECKING:
 
     from seamhost import Record, SessionHeader, StoredSnapshot
     from seamhost_persistence_jsonl.layout import SessionPaths
-
-
-@attrs.frozen
-class WriterStatus:
-    """A snapshot of a writer's progress, for UIs and diagnostics."""
-
-    durable: int  # records durable in the log (the next seq it stores)
-    pending: int  # records handed over and not yet durable
-    published: bool  # whether the log exists on disk
-    failed_attempts: int  # writes that failed since the last one that succeeded
-    last_error: StorageError | None
-    packed: int = 0  # frames of the pending records compressed ahead of their write
 
 
 class JsonlWriter:
@@ -302,17 +291,17 @@ class JsonlWriter:
                 settled = self._finish(job, error)
 
     def _pack(self, job: Pack) -> None:
-        """Compress one full frame ahead of its write (in the writing thread)."""
+        """Compress full frames ahead of their write (in the writing thread)."""
         try:
-            frame = self._encoder.frame(job.lines, job.first_seq)
+            frames = self._encoder.frames(job.lines, job.first_seq, job.cuts)
         except Exception:
-            frame = None  # the batch compresses these lines again and reports any failure
+            frames = None  # the batch compresses these lines again and reports any failure
         with self._state:
             self._writing = False
-            if frame is None:
+            if frames is None:
                 self._pack_at = math.inf  # no retrying in a loop: the next write tries again
             else:
-                self._packed.append(frame)
+                self._packed.extend(frames)
                 self._packed_lines += len(job.lines)
                 self._loose -= sum(len(line) + 1 for line in job.lines)
 
@@ -341,17 +330,16 @@ class JsonlWriter:
             return self._batch(list(self._waiters))
         if self._waiters:
             return self._batch(list(self._waiters))
+        remaining = math.inf if self._deadline is None else self._deadline - time.monotonic()
+        if remaining <= 0:  # before packing: an appender that outruns the packer must not
+            return self._batch([])  # keep the window from ever closing
         if self._loose >= self._pack_at:
-            start = self._packed_lines
-            end = frame_cut(self._lines, start)
-            if end is not None:
+            start = self._packed_lines  # every full frame queued, in one job (one GIL wait)
+            cuts = frame_cuts(self._lines, start, full_only=True)
+            if cuts:
                 self._writing = True
-                return Pack(self._lines[start:end], self._durable + start)
-        if self._deadline is None:
-            return math.inf
-        remaining = self._deadline - time.monotonic()
-        if remaining <= 0:
-            return self._batch([])
+                lines = self._lines[start : start + cuts[-1]]
+                return Pack(lines, self._durable + start, cuts)
         return remaining
 
     def _batch(self, waiters: list[Waiter]) -> Batch:
