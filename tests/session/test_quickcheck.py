@@ -10,12 +10,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from seamhost.errors import EventRejected
-from seamhost.jsonvalue import FrozenDict
+from seamhost.jsonvalue import INT64_MAX, INT64_MIN, FrozenDict, is_lossless
 from seamhost.schema import compile_schema
 from seamhost.session.codec import core_catalog
 from seamhost.session.quickcheck import compile_quick
 
 CATALOG = core_catalog()
+INT64 = (INT64_MIN, INT64_MAX)  # lossless JSON's integers
 TYPES = CATALOG.names()
 
 
@@ -26,7 +27,7 @@ class Small(IntEnum):
 def exact(schema: Any) -> st.SearchStrategy[Any]:
     """Values that satisfy `schema` with exact built-in types (what the runtime appends)."""
     if not schema:
-        return st.one_of(st.none(), st.integers(), st.text(max_size=5), st.booleans())
+        return st.one_of(st.none(), st.integers(*INT64), st.text(max_size=5), st.booleans())
     if "anyOf" in schema:
         return st.one_of([exact(option) for option in schema["anyOf"]])
     if "enum" in schema:
@@ -42,7 +43,7 @@ def exact(schema: Any) -> st.SearchStrategy[Any]:
         return st.lists(exact(schema.get("items", {})), max_size=3)
     properties = schema.get("properties")
     if not properties:
-        return st.dictionaries(st.text(max_size=4), st.integers(), max_size=3)
+        return st.dictionaries(st.text(max_size=4), st.integers(*INT64), max_size=3)
     required = set(schema.get("required", ()))
     return st.fixed_dictionaries(
         {k: exact(v) for k, v in properties.items() if k in required},
@@ -63,6 +64,13 @@ ODD = st.one_of(
     st.just(("a",)),
     st.just(FrozenDict({"code": "x", "message": "y"})),
     st.just({"code": 1}),
+    st.just(2**63),
+    st.just(-(2**63) - 1),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.just(-0.0),
+    st.just({1: "a"}),
+    st.just(["a", float("nan")]),
+    st.just({"k": {"deep": [2**64]}}),
 )
 
 
@@ -92,6 +100,7 @@ def test_the_quick_check_never_accepts_what_the_validator_rejects(case: tuple[st
     schema = CATALOG.get(type_).schema
     if compile_quick(schema)(data):
         assert compile_schema(schema)(data) is None
+        assert is_lossless(data), "the pre-check answers for losslessness too"
 
 
 @settings(max_examples=300, deadline=None)
@@ -166,3 +175,29 @@ def test_nested_objects_and_arrays_are_checked_all_the_way_down() -> None:
     assert not quick({"calls": [], "mode": "c"})
     assert not quick({"calls": [], "either": 1})
     assert not quick({"mode": "a"})
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"turn": 2**63},  # beyond 64 bits
+        {"turn": 1, "extra": float("nan")},  # a key beyond the properties
+        {"turn": 1, 7: "x"},  # a key that is not a string
+    ],
+)
+def test_the_quick_check_defers_on_what_is_not_lossless(data: dict[Any, Any]) -> None:
+    quick = compile_quick(CATALOG.get("turn/start").schema)
+    assert not quick(data)
+
+
+def test_open_parts_of_a_schema_are_judged_by_is_lossless() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"any": {}, "map": {"type": "object"}, "list": {"type": "array"}},
+    }
+    quick = compile_quick(schema)
+    assert quick({"any": {"a": [1, "x", None]}, "map": {"k": True}, "list": [1, [2]]})
+    for odd in (float("inf"), -0.0, 2**64, {1: 2}, object()):
+        assert not quick({"any": odd})
+        assert not quick({"map": {"k": odd}})
+        assert not quick({"list": [odd]})

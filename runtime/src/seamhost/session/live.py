@@ -23,6 +23,7 @@ from seamhost.errors import EventRejected, SeamUnavailable, UnknownEventType
 from seamhost.jsonvalue import is_lossless
 from seamhost.session import resumed
 from seamhost.session.codec import EventCatalog, core_catalog
+from seamhost.session.lines import CommittedRecords
 from seamhost.session.record import Record, committed_record
 
 if TYPE_CHECKING:
@@ -35,12 +36,17 @@ def now_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
+_time_ns = time.time_ns
+_dumps = orjson.dumps
+_DUMPS_OPTIONS = jsonvalue.DUMPS_OPTIONS
+
+
 class RecordsView(Sequence[Record]):
     """A read-only, live view of a session's records (no copy; the log only grows)."""
 
     __slots__ = ("_records",)
 
-    def __init__(self, records: resumed.RecordList) -> None:
+    def __init__(self, records: CommittedRecords) -> None:
         self._records = records
 
     @overload
@@ -96,7 +102,8 @@ class Session:
         self._lock = threading.Lock()
         # From a resume snapshot when the store kept a sound one, else a full replay.
         opened = resumed.load(writer)
-        self._records = opened.records
+        self._records = CommittedRecords(opened.records)
+        self._next_seq = len(self._records)
         self.resumed = opened.derived  # the snapshot state it was opened from, if any
         self._snapshots = resumed.Snapshots(writer, opened.derived, snapshot_interval)
         self._last_time = self._records[-1].time if len(self._records) else 0
@@ -144,7 +151,7 @@ class Session:
 
     @property
     def next_seq(self) -> int:
-        return len(self._records)
+        return self._next_seq
 
     @property
     def last_time(self) -> int:
@@ -190,35 +197,44 @@ class Session:
                 raise UnknownEventType(type_)
         if type(data) is not dict:
             data = jsonvalue.thaw(data)
-        if quick is not None and not quick(data):
+        if quick is not None and quick(data):  # valid and lossless (it answers for both)
+            return self._commit(type_, data, ignorable, time, lossless=True)
+        if quick is not None:
             self._catalog.validate(type_, data)
         return self._commit(type_, data, ignorable, time)
 
-    def _commit(self, type_: str, data: Any, ignorable: bool, time: int | None) -> Record:
+    def _commit(
+        self, type_: str, data: Any, ignorable: bool, time: int | None, *, lossless: bool = False
+    ) -> Record:
+        """Commit checked `data` (`lossless`: already known to be lossless JSON)."""
+        # The hot path of every append: attribute lookups and calls are kept few on purpose.
         if self._closed:
             raise RuntimeError(f"session {self.id!r} is closed")
-        if not is_lossless(data):
+        if not lossless and not is_lossless(data):
             try:
                 jsonvalue.check_lossless(data, "data")
             except jsonvalue.LossyValue as exc:
                 raise EventRejected(type_, exc.path, exc.problem) from None
         with self._lock:
-            stamp = self._clock() if time is None else time
-            stamp = max(stamp, self._last_time)  # time never goes backwards
-            seq = len(self._records)
-            envelope = {"seq": seq, "type": type_, "time": stamp, "data": data}
+            if time is None:
+                clock = self._clock
+                time = _time_ns() // 1_000_000 if clock is now_ms else clock()
+            time = max(time, self._last_time)  # time never goes backwards
+            seq = self._next_seq
+            envelope = {"seq": seq, "type": type_, "time": time, "data": data}
             if ignorable:
                 envelope["ignorable"] = True
             # The envelope is serialised once, with the data, and kept by the record for the
             # life of the session. orjson hands back a buffer it over-allocated and then shrank;
             # keeping thousands of those fragments the heap and made every later allocation
             # slower (1.5 us per record, measured), so keep an exact copy.
-            line = b"%b" % orjson.dumps(envelope, option=jsonvalue.DUMPS_OPTIONS)
-            record = committed_record(seq, type_, stamp, line, ignorable=ignorable)
+            line = b"%b" % _dumps(envelope, option=_DUMPS_OPTIONS)
+            record = committed_record(seq, type_, time, line, ignorable=ignorable)
             self._writer.submit(record)
-            self._records.append(record)
+            self._records.commit(type_, time, line, ignorable)
+            self._next_seq = seq + 1
             self._last_of_type[type_] = record
-            self._last_time = stamp
+            self._last_time = time
         if self._on_event is not None:
             self._on_event(self, record)
         for listener in self._listeners:

@@ -129,6 +129,17 @@ class _Committed(Record):
 
     _line: bytes
 
+    # Made with five slots set, not eight (records are made on every append and every time the
+    # session is asked for one): `_json` and `_plain` stay unset, `_frozen` until `data` is read.
+    @property
+    def data(self) -> FrozenDict:
+        try:
+            return self._frozen  # type: ignore[return-value]
+        except AttributeError:
+            frozen: FrozenDict = jsonvalue.freeze(orjson.loads(self.data_json))
+            _set_frozen(self, frozen)
+            return frozen
+
     @property
     def data_json(self) -> bytes:
         line = self._line
@@ -151,9 +162,6 @@ def committed_record(seq: int, type: str, time: int, line: bytes, *, ignorable: 
     _set_type(record, type)
     _set_time(record, time)
     _set_ignorable(record, ignorable)
-    _set_json(record, None)
-    _set_plain(record, None)
-    _set_frozen(record, None)
     _set_line(record, line)
     return record
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+import sys
 import textwrap
 from pathlib import Path
 
@@ -34,6 +36,10 @@ class PluginSite:
         path = self.root / f"{mod}.py"
         path.write_text(textwrap.dedent(source), encoding="utf-8")
         self.modules.add(mod)
+        # The source just written is what the entry point loads: a module of that name that an
+        # earlier test (or an earlier add) imported must not answer for it.
+        sys.modules.pop(mod, None)
+        importlib.invalidate_caches()
         info = self.root / f"{dist.replace('-', '_')}-{version}.dist-info"
         info.mkdir(exist_ok=True)
         (info / "METADATA").write_text(
