@@ -75,6 +75,8 @@ def test_what_is_built_in_bulk_is_what_parse_envelope_reads(case: tuple[int, lis
             expected.ignorable,
         )
         assert record.data == expected.data
+        assert record.data_json == expected.data_json
+        assert record.to_json() == expected.to_json()
         assert record.envelope() == expected.envelope()
         assert record.type in KNOWN or record.ignorable
 
