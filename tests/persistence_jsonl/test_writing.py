@@ -344,3 +344,28 @@ def test_the_packer_compresses_every_full_frame_queued_in_one_job(root: Path) ->
     lines = [b'{"seq":%d,"pad":"%s"}' % (i, os.urandom(20_000).hex().encode()) for i in range(70)]
     assert b"".join(encoder.frames(lines, 0, [27, 54, 70])) == encoder.batch(lines, 0)
     assert encoder.frames(lines[:27], 0, [27]) == [encoder.frame(lines[:27], 0)]
+
+
+def test_a_write_of_pieces_continues_short_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The writer hands a batch's frames to pwritev as pieces; a short write (a signal, a full
+    # pipe) is continued from where it stopped, across and inside pieces.
+    from seamhost_persistence_jsonl import durable
+
+    real = os.pwritev
+    calls = []
+
+    def short(fd: int, buffers: list[memoryview], offset: int) -> int:
+        calls.append(len(buffers))
+        prefix = b"".join(bytes(b) for b in buffers)[:3]  # a short write: a prefix of it all
+        return real(fd, [prefix], offset)
+
+    monkeypatch.setattr(os, "pwritev", short)
+    path = tmp_path / "f"
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    pieces = [b"alpha", b"", b"beta", b"gamma-delta"]
+    durable.write_at(fd, pieces, 2)
+    os.close(fd)
+    assert path.read_bytes() == b"\0\0" + b"".join(pieces)
+    assert len(calls) > 3

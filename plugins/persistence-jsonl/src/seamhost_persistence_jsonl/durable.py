@@ -7,7 +7,9 @@ error that names the session.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 _OPEN_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
@@ -43,13 +45,24 @@ def make_directories(path: Path) -> None:
         sync_directory(directory.parent)
 
 
-def write_at(fd: int, data: bytes, offset: int) -> None:
-    """Write all of `data` at `offset` (a short write is continued, never left half done)."""
-    view = memoryview(data)
-    while view:
-        written = os.pwrite(fd, view, offset)
-        view = view[written:]
+def write_at(fd: int, data: bytes | Sequence[bytes], offset: int) -> None:
+    """Write all of `data` (bytes, or pieces written in order) at `offset`; a short write is
+    continued, never left half done. Pieces go to ``pwritev`` as they are, not joined first."""
+    pieces = [memoryview(data)] if isinstance(data, bytes) else [memoryview(p) for p in data]
+    pieces = [piece for piece in pieces if piece.nbytes]
+    while pieces:
+        written = os.pwritev(fd, pieces[:_IOV_MAX], offset)
+        if not written:
+            raise OSError(errno.EIO, "a write made no progress")
         offset += written
+        while pieces and written >= pieces[0].nbytes:
+            written -= pieces[0].nbytes
+            del pieces[0]
+        if written:
+            pieces[0] = pieces[0][written:]
+
+
+_IOV_MAX = 1024  # POSIX's minimum is 16; Linux allows 1024 buffers a call
 
 
 def create_exclusive(path: Path) -> int:
@@ -57,7 +70,7 @@ def create_exclusive(path: Path) -> int:
     return os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
 
 
-def publish(temp: Path, target: Path, data: bytes) -> int:
+def publish(temp: Path, target: Path, data: bytes | Sequence[bytes]) -> int:
     """Write `data` to the new file `temp`, sync it, link it as `target`; return its open fd.
 
     `target` is never replaced: when it exists, `FileExistsError` is raised and nothing is

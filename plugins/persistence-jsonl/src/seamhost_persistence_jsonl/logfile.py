@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import attrs
@@ -69,7 +69,7 @@ class LogFile:
         """Where the last complete frame ends (the next append goes there)."""
         return self._length
 
-    def publish(self, data: bytes, count: int) -> None:
+    def publish(self, data: bytes | Sequence[bytes], count: int) -> None:
         """Create the log holding `data` (its header frame first), or raise and leave none."""
         paths = self.paths
         step = "create the session directory"
@@ -93,9 +93,9 @@ class LogFile:
             raise
         except OSError as exc:
             raise self._failed(step, exc, count) from exc
-        self._length = len(data)
+        self._length = _size(data)
 
-    def append(self, data: bytes, count: int) -> None:
+    def append(self, data: bytes | Sequence[bytes], count: int) -> None:
         """Add `data` (whole frames) after the last complete frame and sync it."""
         offset = self._length
         step = "truncate"
@@ -113,7 +113,7 @@ class LogFile:
                 sync_data(self._fd)
                 self._dirty = False
             raise self._failed(step, exc, count) from exc
-        self._length = offset + len(data)
+        self._length = offset + _size(data)
         self._dirty = False
 
     def close(self) -> None:
@@ -134,3 +134,7 @@ class LogFile:
     def _failed(self, step: str, exc: OSError, count: int) -> WriteFailed:
         cause = exc.strerror or str(exc)
         return WriteFailed(self.paths.session_id, str(self.path), step, cause, count)
+
+
+def _size(data: bytes | Sequence[bytes]) -> int:
+    return len(data) if isinstance(data, bytes) else sum(len(piece) for piece in data)
