@@ -32,7 +32,7 @@ from seamhost.jsonvalue import thaw
 from seamhost.llm.adapter import ModelFailed, ModelRequest, ToolCallProposal
 from seamhost.run.arguments import model_declaration
 from seamhost.run.budget import Budget
-from seamhost.run.model_request import request_model
+from seamhost.run.model_request import RequestDigests, request_model
 from seamhost.run.pipeline import ToolPipeline
 from seamhost.session.events import (
     AssistantMessage,
@@ -112,6 +112,7 @@ class Agent:
         # Derived on first use: a session opened from a resume snapshot reads the records before
         # it only when the model is first asked (docs/design.md, "Resume snapshots").
         self._messages: list[dict[str, Any]] | None = None
+        self._digests = RequestDigests()  # each request's digest, fed its new messages only
         session.listen(self._follow)
 
     @property
@@ -270,6 +271,7 @@ class Agent:
             self.budget,
             cancelled=self.cancelled,
             on_text=self.on_text,
+            digests=self._digests,
         )
 
     # -- the derived conversation -------------------------------------------------------------

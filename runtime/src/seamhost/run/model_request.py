@@ -14,7 +14,9 @@ deadline and the budget.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
+import hashlib
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from seamhost import jsonvalue
 from seamhost.errors import SeamhostError, describe
@@ -41,8 +43,12 @@ async def request_model(
     *,
     cancelled: asyncio.Event,
     on_text: Callable[[str], None] | None = None,
+    digests: RequestDigests | None = None,
 ) -> tuple[str, list[ToolCallProposal]]:
     """The text and calls of the first attempt that reaches its terminal event.
+
+    `digests` is the conversation's :class:`RequestDigests` (the agent keeps one), so that the
+    digest of each request costs its new messages only.
 
     Raises the last `ModelFailed` when no attempt does (kind ``cancelled`` when `cancelled` was
     set meanwhile: the open stream is closed), and `LimitReached` when the budget or the
@@ -52,9 +58,9 @@ async def request_model(
     assert session is not None
     max_attempts = max(1, int(getattr(adapter, "max_attempts", 1)))
     model = str(dict(getattr(adapter, "identity", {}) or {}).get("model", adapter.name))
-    digest = jsonvalue.digest(
-        {"messages": jsonvalue.thaw(request.messages), "tools": jsonvalue.thaw(request.tools)}
-    )
+    if digests is None:
+        digests = RequestDigests()
+    digest = digests.of(request.messages, request.tools)
     turn, step = request.turn, request.step
     attempt = 1
     while True:
@@ -110,6 +116,52 @@ async def request_model(
         raise ModelFailed("cancelled", "the turn was cancelled before another attempt")
 
 
+class RequestDigests:
+    """The ``request_digest`` of the requests of one growing conversation, incrementally.
+
+    The digest is ``sha256:`` of the canonical JSON of ``{"messages": [...], "tools": [...]}``.
+    Canonical JSON sorts keys, so those bytes are ``{"messages":[``, each message's canonical
+    JSON joined by commas, ``],"tools":``, the tools' and ``}``: a hash fed with each message
+    once and copied for each request gives the very digest hashing the whole request does,
+    without the work growing with the conversation at every step (quadratic over a session).
+    A conversation that is not the last one extended (a shorter one, another last message) is
+    hashed afresh; a message is taken as it was when first hashed (the agent never rewrites
+    one: its requests keep a stable prefix).
+    """
+
+    __slots__ = ("_fed", "_hash", "_last", "_tools", "_tools_json")
+
+    def __init__(self) -> None:
+        self._restart()
+        self._tools: object = None
+        self._tools_json = b""
+
+    def _restart(self) -> None:
+        self._hash = hashlib.sha256(b'{"messages":[')
+        self._fed = 0
+        self._last: object = None
+
+    def of(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]]) -> str:
+        """The digest of a request of `messages` and `tools`."""
+        fed = self._fed
+        if len(messages) < fed or (fed and messages[fed - 1] is not self._last):
+            self._restart()
+            fed = 0
+        update = self._hash.update
+        for message in messages[fed:]:
+            if fed:
+                update(b",")
+            update(jsonvalue.canonical_json(jsonvalue.thaw(message)))
+            fed += 1
+        self._fed = fed
+        self._last = messages[-1] if messages else None
+        if tools is not self._tools:
+            self._tools, self._tools_json = tools, jsonvalue.canonical_json(jsonvalue.thaw(tools))
+        final = self._hash.copy()
+        final.update(b'],"tools":%b}' % self._tools_json)
+        return "sha256:" + final.hexdigest()
+
+
 async def _attempt(
     seams: Seams,
     adapter: ModelAdapter,
@@ -163,4 +215,4 @@ async def _attempt(
     return "".join(text), proposals, done
 
 
-__all__ = ["request_model"]
+__all__ = ["RequestDigests", "request_model"]
