@@ -315,9 +315,11 @@ def test_an_appender_that_outruns_the_packer_does_not_hold_the_window_open(
     # must close all the same (it once never did: packing ahead starved every write).
     real = LogEncoder.frames
 
-    def slow(self: LogEncoder, lines: list[bytes], first: int, cuts: list[int]) -> list[bytes]:
+    def slow(
+        self: LogEncoder, lines: list[bytes], first: int, cuts: list[int], threads: int = 0
+    ) -> list[bytes]:
         time.sleep(0.05)
-        return real(self, lines, first, cuts)
+        return real(self, lines, first, cuts, threads=threads)
 
     monkeypatch.setattr(LogEncoder, "frames", slow)
     store = JsonlStore(root, batch_window_ms=50)
@@ -344,6 +346,10 @@ def test_the_packer_compresses_every_full_frame_queued_in_one_job(root: Path) ->
     lines = [b'{"seq":%d,"pad":"%s"}' % (i, os.urandom(20_000).hex().encode()) for i in range(70)]
     assert b"".join(encoder.frames(lines, 0, [27, 54, 70])) == encoder.batch(lines, 0)
     assert encoder.frames(lines[:27], 0, [27]) == [encoder.frame(lines[:27], 0)]
+    # On every core (a write a flush waits for), the frames are the same bytes.
+    assert encoder.frames(lines, 0, [27, 54, 70], threads=-1) == encoder.frames(
+        lines, 0, [27, 54, 70]
+    )
 
 
 def test_a_write_of_pieces_continues_short_writes(
@@ -369,3 +375,17 @@ def test_a_write_of_pieces_continues_short_writes(
     os.close(fd)
     assert path.read_bytes() == b"\0\0" + b"".join(pieces)
     assert len(calls) > 3
+
+
+def test_a_window_opened_after_flushes_in_place_is_still_written(root: Path) -> None:
+    # Flushes on an idle loop write in the caller's thread while the writing thread waits to be
+    # rung; a window opened afterwards must still reach the disk without a flush.
+    store = JsonlStore(root, batch_window_ms=50)
+    session = Session(store.create(make_header("s-1")))
+    for step in range(5):
+        session.append_data("step/start", {"turn": 1, "step": step})
+        flush(session)
+    time.sleep(0.7)  # long enough for the thread's idle polls to run out
+    session.append_data("step/start", {"turn": 1, "step": 5})
+    assert wait_until(lambda: stored_seqs(store) == list(range(6)), timeout=5)
+    session.close()

@@ -223,31 +223,38 @@ class LogEncoder:
         or one per FRAME_TARGET bytes of lines."""
         return b"".join(self.batch_pieces(lines, first_seq))
 
-    def batch_pieces(self, lines: Sequence[bytes], first_seq: int) -> list[bytes]:
+    def batch_pieces(
+        self, lines: Sequence[bytes], first_seq: int, *, threads: int = 0
+    ) -> list[bytes]:
         """`batch`'s bytes as pieces to write in order (a frame each), not joined: a writer
-        hands them to one ``pwritev`` instead of copying megabytes into one buffer."""
+        hands them to one ``pwritev`` instead of copying megabytes into one buffer. `threads`
+        as for `frames`."""
         if self.encoding == "none":
             return [b"\n".join([*lines, b""])] if lines else []
-        return self.frames(lines, first_seq, frame_cuts(lines))
+        return self.frames(lines, first_seq, frame_cuts(lines), threads=threads)
 
     def frame(self, lines: Sequence[bytes], first_seq: int) -> bytes:
         """One records frame holding `lines`."""
         return self.frames(lines, first_seq, [len(lines)])[0]
 
-    def frames(self, lines: Sequence[bytes], first_seq: int, cuts: Sequence[int]) -> list[bytes]:
+    def frames(
+        self, lines: Sequence[bytes], first_seq: int, cuts: Sequence[int], *, threads: int = 0
+    ) -> list[bytes]:
         """The records frames of `lines`, the k-th ending just before line ``cuts[k]`` (the
         last cut is ``len(lines)``; a writer packs full frames ahead of their write).
 
         All of them are compressed in one call where zstandard's C backend offers it: a
         writing thread then gives up the GIL once for every frame, not once each (it waits up
         to the switch interval to get it back while an appender keeps the main thread busy).
+        With several frames, ``threads`` (-1: one per CPU) compresses them side by side, for a
+        write that someone waits for; the frames are the same bytes either way.
         """
         contents = []
         start = 0
         for end in cuts:
             contents.append(b"\n".join([*lines[start:end], b""]))  # one copy, newline ended
             start = end
-        payloads = self._compress(contents)
+        payloads = self._compress(contents, threads)
         out = []
         start = 0
         for end, payload in zip(cuts, payloads, strict=True):
@@ -260,7 +267,7 @@ class LogEncoder:
         payload = self._compress([content])[0]
         return frame_header(kind, payload, first_seq, count) + payload
 
-    def _compress(self, contents: list[bytes]) -> list[bytes]:
+    def _compress(self, contents: list[bytes], threads: int = 0) -> list[bytes]:
         compressor = self._compressor
         if compressor is None:
             import zstandard
@@ -271,4 +278,4 @@ class LogEncoder:
         many = getattr(compressor, "multi_compress_to_buffer", None)
         if many is None or len(contents) <= 1:
             return [compressor.compress(content) for content in contents]
-        return [segment.tobytes() for segment in many(contents, threads=0)]
+        return [segment.tobytes() for segment in many(contents, threads=threads)]

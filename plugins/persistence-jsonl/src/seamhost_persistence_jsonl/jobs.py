@@ -26,11 +26,21 @@ class Batch:
     waiters: list[Waiter]
     packed: list[bytes]  # the frames of lines[:packed_lines], compressed ahead
     packed_lines: int
+    inline: bool = False  # written by a flush in its caller's thread (an idle loop's)
 
 
 @attrs.frozen
 class Pack:
-    """Full frames' lines, to be compressed ahead of the batch that will write them."""
+    """Full frames' lines, to be compressed ahead of the batch that will write them.
+
+    Once a full frame's worth (FRAME_TARGET bytes) of lines is queued, the writing thread
+    compresses every full frame queued, in one job, while the window is still open and the
+    appender goes on (the compressor releases the GIL), instead of compressing everything when
+    the window closes. The frames are cut where the batch would cut them and written, unchanged,
+    with the batch. A closed window goes first: an appender that outruns the packer (there is
+    always another full frame) must not keep the batch from being written. Each job gives up
+    the GIL about once: getting it back means waiting out the appender's switch interval (5 ms).
+    """
 
     lines: list[bytes]
     first_seq: int

@@ -4,11 +4,10 @@ Protocol, as the writing thread of a :class:`JsonlWriter` runs it:
 
 * ``submit`` never touches storage: it formats the record's envelope line, checks that its seq
   is the next one and queues it; the first record queued after a write opens a **window**
-  (default 200 ms). The window is fixed, not reset by later records: when it closes, everything
-  queued is written as one batch. Opening a window does not ring an idle writing thread that is
-  polling (every half window, for `IDLE_POLLS` polls, then it sleeps until rung): a ring wakes
-  the thread into the GIL just as the next flush compresses and writes, which cost a small
-  flush 30 µs of its ~220 µs (measured). A window may so close up to half a window late.
+  (default 200 ms), fixed, not reset by later records: when it closes, everything queued is
+  written as one batch. An idle thread polls for a new window rather than being rung (a ring
+  cost a small flush 30 µs of its ~220: the thread woke into the GIL as the flush wrote), so a
+  window may close up to half a window late.
 * ``flush`` bypasses the window: it asks for a write of everything queued now and returns when
   that is durable (it raises the write's error otherwise). The blocking work, the sync above
   all, happens in the writing thread, so the caller's event loop keeps running. The hand-off is
@@ -24,13 +23,9 @@ Protocol, as the writing thread of a :class:`JsonlWriter` runs it:
   timer: the next record submitted (with a new window) or the next flush retries it.
 * Records recovered from a torn tail when the session was opened are queued first: the torn
   bytes are cut and those records written again with the next batch.
-* Packing ahead: once a full frame's worth (FRAME_TARGET bytes) of lines is queued, the writing
-  thread compresses every full frame queued, in one job, while the window is still open and the
-  appender goes on (the compressor releases the GIL), instead of compressing everything when the
-  window closes. The frames are cut where the batch would cut them and written, unchanged, with
-  the batch. A closed window goes first: an appender that outruns the packer (there is always
-  another full frame) must not keep the batch from being written. Each job gives up the GIL
-  about once: getting it back means waiting out the appender's switch interval (5 ms).
+* Packing ahead (:class:`~seamhost_persistence_jsonl.jobs.Pack`): full frames are compressed
+  while the window is still open; a closed window goes first. A write that a flush waits for
+  compresses its frames on every core.
 * ``close`` writes what is still queued (one attempt), then releases the lock and the claim.
 * Resume snapshots (``SnapshotWriter``): a mark is the durable seq and the end of the last
   complete frame, taken only between writes; the side file is :mod:`.snapshots`'.
@@ -65,8 +60,7 @@ if TYPE_CHECKING:
     from seamhost_persistence_jsonl.layout import SessionPaths
 
 
-IDLE_POLLS = 20  # half-window polls an idle writing thread makes before it sleeps until rung
-MIN_POLL_S = 0.01
+IDLE_POLLS, MIN_POLL_S = 20, 0.01  # an idle thread's half-window polls before it sleeps
 
 
 class JsonlWriter:
@@ -101,9 +95,8 @@ class JsonlWriter:
         torn = opened.tail.torn_records if opened else ()
         self.torn_records = len(torn)
         self._state = threading.Lock()
-        # The writing thread's bell: released (with `_state` held) to wake the thread, acquired by
-        # the thread to wait. Locked means "nothing new"; a bare lock wakes faster than a
-        # threading.Condition, whose wait and notify are Python code.
+        # The writing thread's bell: released (with `_state` held) to wake it, acquired to wait;
+        # a bare lock wakes faster than a threading.Condition (Python code).
         self._bell = threading.Lock()
         self._bell.acquire()
         self._thread: threading.Thread | None = None
@@ -111,22 +104,18 @@ class JsonlWriter:
         self._lines: list[bytes] = [record.envelope() for record in torn]
         stored = len(self._existing) if resumed is None else resumed.seq + len(resumed.tail)
         self._durable = stored - len(torn)
-        # Frames compressed ahead (see the module docstring): they hold _lines[:_packed_lines];
-        # _loose counts the bytes of the lines after them, the next frame's content so far.
+        # Frames packed ahead hold _lines[:_packed_lines]; _loose counts the bytes of the rest.
         self._packed: list[bytes] = []
-        self._packed_lines = 0
-        self._loose = sum(len(line) + 1 for line in self._lines)
+        self._packed_lines, self._loose = 0, sum(len(line) + 1 for line in self._lines)
         self._pack_target = FRAME_TARGET if encoder.encoding == "zstd" else math.inf
         self._pack_at = self._pack_target  # math.inf after a failed pack, until the next write
         self._deadline: float | None = None
-        # An idle thread polls every `_poll` seconds for a new window (None: too short a window
-        # to poll for; it sleeps), and sleeps until rung after IDLE_POLLS polls finding none.
+        # An idle thread polls every `_poll` s for a new window (None: never), IDLE_POLLS times.
         self._poll = window / 2 if window >= 2 * MIN_POLL_S else None
         self._idle_polls = 0
         self._asleep = True  # whether submit must ring the bell to open a window
         self._waiters: list[Waiter] = []
-        # True while a batch is written or a frame packed, by the thread or by an idle loop's
-        # flush in its own thread: one at a time.
+        # True while a batch is written or frames packed (by the thread or an idle loop's flush).
         self._writing = False
         self._published = opened is not None
         self._closing = False
@@ -200,7 +189,7 @@ class JsonlWriter:
                 return
             inline = not self._writing and not self._waiters and loop_is_idle(loop)
             if inline:
-                job = self._batch([])
+                job = self._batch([], inline=True)
             else:
                 future: asyncio.Future[None] = loop.create_future()
                 self._waiters.append(Waiter(self._target(), loop, future))
@@ -334,7 +323,8 @@ class JsonlWriter:
     def _next_job(self) -> Batch | Pack | float | None:
         """The thread's next job (with `_state` held): a write, a frame to pack, how long to
         wait for the bell (`math.inf`: until it rings), or None when the thread ends."""
-        if self._writing:  # a flush is writing in its own thread: it rings the bell when done
+        if self._writing:  # a flush in its own thread rings when done (or a submit does)
+            self._asleep = True
             return math.inf
         if self._closing:
             if self._close_attempted or not self._lines:
@@ -363,13 +353,12 @@ class JsonlWriter:
             return math.inf
         return self._poll
 
-    def _batch(self, waiters: list[Waiter]) -> Batch:
+    def _batch(self, waiters: list[Waiter], *, inline: bool = False) -> Batch:
         """Everything queued, as the next write (with `_state` held); takes `_writing`."""
         self._deadline = None
         self._writing = True
-        return Batch(
-            list(self._lines), self._durable, waiters, list(self._packed), self._packed_lines
-        )
+        packed = list(self._packed)
+        return Batch(list(self._lines), self._durable, waiters, packed, self._packed_lines, inline)
 
     def _fail_waiters(self, error: StorageError) -> None:
         waiters, self._waiters = self._waiters, []
@@ -401,7 +390,9 @@ class JsonlWriter:
     def _write(self, job: Batch) -> None:
         """Make the batch durable: publish the log with it, or append it. Raises StorageError."""
         first = job.first_seq + job.packed_lines
-        pieces = [*job.packed, *self._encoder.batch_pieces(job.lines[job.packed_lines :], first)]
+        threads = -1 if job.waiters or job.inline else 0  # a flush waits: use every core
+        rest = self._encoder.batch_pieces(job.lines[job.packed_lines :], first, threads=threads)
+        pieces = [*job.packed, *rest]
         if self._file.published:
             self._file.append(pieces, len(job.lines))
         else:
