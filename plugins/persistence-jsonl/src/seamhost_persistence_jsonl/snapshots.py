@@ -52,8 +52,10 @@ def save(paths: SessionPaths, fd: int, seq: int, offset: int, body: bytes) -> No
         "check_from": check_from,
         "check": hashlib.sha256(covered).hexdigest(),
     }
-    rest = orjson.dumps(meta) + b"\n" + body
-    data = hashlib.sha256(rest).hexdigest().encode() + b"\n" + rest
+    line = orjson.dumps(meta) + b"\n"
+    digest = hashlib.sha256(line)
+    digest.update(body)  # the digest of line + body, without copying the body to make it
+    data = b"".join((digest.hexdigest().encode(), b"\n", line, body))
     temp = paths.directory / f"{SNAPSHOT_TEMP_PREFIX}{os.getpid()}.{secrets.token_hex(4)}.tmp"
     try:
         out = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
