@@ -10,7 +10,7 @@ from seamhost.session import snapshot
 from seamhost.session.derived import Derived, replay
 from seamhost.session.live import Session
 from seamhost.session.memory import MemoryStore
-from seamhost.session.record import Record
+from seamhost.session.record import Record, parse_envelope
 from seamhost.session.resumed import ResumedRecords, Snapshots
 from seamhost.session.store import SnapshotMark
 from seamhost.testing.persistence import make_header
@@ -150,3 +150,16 @@ def test_the_kept_window_lines_make_the_document_a_fresh_encode_makes() -> None:
             snapshots.after_flush(keeper.records)
             assert keeper.bodies[-1] == snapshot.encode(replay(records[:cut]), keeper.header)
         assert len(keeper.bodies) == len(range(start + 1, len(records) + 1, 2))
+
+
+def test_the_fold_counts_each_call_once_however_many_attempts() -> None:
+    session = Session(MemoryStore().create(make_header("s-1")))
+    session.append_data("turn/start", {"turn": 1})
+    for call_id, attempts in (("a", 1), ("b", 3)):
+        for attempt in range(1, attempts + 1):
+            dispatch = {"call_id": call_id, "attempt": attempt, "sandbox_mode": "read-only"}
+            session.append_data("tool/dispatch", {**dispatch, "args_digest": "sha256:0"})
+    live = list(session.records)
+    read = [parse_envelope(r.envelope()) for r in live]  # as a store reads them back
+    for records in (live, read):
+        assert replay(records).usage["tool_calls"] == 2
