@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+from collections.abc import Sequence
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from seamhost_persistence_jsonl import snapshots
 from seamhost_persistence_jsonl.errors import SessionCorrupted
 from seamhost_persistence_jsonl.snapshots import SNAPSHOT_NAME
 from seamhost_persistence_jsonl.store import JsonlStore
@@ -157,3 +162,27 @@ def test_verify_notes_a_snapshot_it_would_not_use(tmp_path: Path) -> None:
     code, check = verify(tmp_path)
     assert code == 0
     assert check["snapshot"]["status"] == "ignored"  # type: ignore[index]
+
+
+def test_a_short_write_of_the_side_file_still_writes_all_of_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = tmp_path / "log"
+    log.write_bytes(bytes(range(256)) * 40)
+    body = b"the kernel's document\n" * 1000
+    fd = os.open(log, os.O_RDONLY)
+    try:
+        paths: Any = SimpleNamespace(directory=tmp_path)
+        snapshots.save(paths, fd, 7, 10_000, body)
+        whole = (tmp_path / SNAPSHOT_NAME).read_bytes()
+        real = os.writev
+
+        def short(out: int, buffers: Sequence[bytes]) -> int:  # the system writes 7 bytes only
+            return real(out, [b"".join(buffers)[:7]])
+
+        monkeypatch.setattr(os, "writev", short)
+        snapshots.save(paths, fd, 7, 10_000, body)
+        assert (tmp_path / SNAPSHOT_NAME).read_bytes() == whole
+        assert snapshots.find(paths, fd, 10_240) == (7, 10_000, body)
+    finally:
+        os.close(fd)

@@ -10,8 +10,9 @@ from seamhost.session import snapshot
 from seamhost.session.derived import Derived, replay
 from seamhost.session.live import Session
 from seamhost.session.memory import MemoryStore
-from seamhost.session.record import Record
-from seamhost.session.resumed import ResumedRecords
+from seamhost.session.record import Record, parse_envelope
+from seamhost.session.resumed import ResumedRecords, Snapshots
+from seamhost.session.store import SnapshotMark
 from seamhost.testing.persistence import make_header
 from seamhost.testing.persistence_snapshots import turn_events
 
@@ -113,3 +114,52 @@ def test_a_store_without_snapshots_opens_by_full_replay() -> None:
     assert again.resumed is None
     assert list(again.records) == written
     again.close()
+
+
+class Keeper:
+    """A `SnapshotWriter` stand-in: every record is durable, every document is kept."""
+
+    snapshot_interval = 1
+
+    def __init__(self) -> None:
+        self.header = make_header("s-1")
+        self.records: list[Record] = []
+        self.bodies: list[bytes] = []
+
+    def snapshot_mark(self) -> SnapshotMark:
+        return SnapshotMark(len(self.records), {})
+
+    def save_snapshot(self, mark: SnapshotMark, body: bytes) -> None:
+        self.bodies.append(body)
+
+    def opened_from(self) -> None:
+        return None
+
+
+def test_the_kept_window_lines_make_the_document_a_fresh_encode_makes() -> None:
+    # The live session keeps the window's lines as the window grows (a long open turn is not
+    # formatted again for every snapshot): across turn boundaries, at every cut, and from a
+    # state opened from a snapshot, each document is exactly what encoding from scratch makes.
+    records = records_of(4)
+    for start in (0, 3, len(records) // 2):
+        keeper = Keeper()
+        opened = replay(records[:start]) if start else None
+        snapshots = Snapshots(keeper, opened)  # type: ignore[arg-type]  # a stand-in
+        for cut in range(start + 1, len(records) + 1, 2):
+            keeper.records = records[:cut]
+            snapshots.after_flush(keeper.records)
+            assert keeper.bodies[-1] == snapshot.encode(replay(records[:cut]), keeper.header)
+        assert len(keeper.bodies) == len(range(start + 1, len(records) + 1, 2))
+
+
+def test_the_fold_counts_each_call_once_however_many_attempts() -> None:
+    session = Session(MemoryStore().create(make_header("s-1")))
+    session.append_data("turn/start", {"turn": 1})
+    for call_id, attempts in (("a", 1), ("b", 3)):
+        for attempt in range(1, attempts + 1):
+            dispatch = {"call_id": call_id, "attempt": attempt, "sandbox_mode": "read-only"}
+            session.append_data("tool/dispatch", {**dispatch, "args_digest": "sha256:0"})
+    live = list(session.records)
+    read = [parse_envelope(r.envelope()) for r in live]  # as a store reads them back
+    for records in (live, read):
+        assert replay(records).usage["tool_calls"] == 2

@@ -70,34 +70,47 @@ class CheckpointPolicy:
     async def tools_execute(self, execution: ToolExecution, call_next: ExecuteNext) -> ToolResult:
         if execution.session is None or execution.parent is not None:
             return await call_next(execution)
-        from seamhost import ToolResult  # a session is running: loaded
-        from seamhost.errors import ErrorCode, LeaseLost
-
-        call_id = execution.invocation.call_id
         try:
             await execution.session.flush()
         except Exception as exc:
-            lost = LeaseLost.found_in(exc)
-            if lost is not None:  # another writer owns the session now: it repairs this call
-                return ToolResult.failure(
-                    call_id,
-                    ErrorCode.LEASE_LOST,
-                    f"another writer took the session over ({describe(lost)}); "
-                    "the tool did not run",
-                )
-            return ToolResult.failure(
-                call_id,
-                ErrorCode.CHECKPOINT_FAILED,
-                f"the log could not be made durable before the body ({describe(exc)}); "
-                "the tool did not run",
-            )
+            return _not_durable(execution, exc)
         if execution.cancelled.is_set():
-            return ToolResult.failure(
-                call_id,
-                ErrorCode.ABORTED_BEFORE_DISPATCH,
+            return _refused(
+                execution,
+                "ABORTED_BEFORE_DISPATCH",
                 "cancelled while the checkpoint was written; the tool did not run",
             )
         return await call_next(execution)
+
+
+# The refusals' imports are made when one is: an import statement costs every call that runs it
+# (about 1 us a call for these two), and the checkpoint runs before every outermost body.
+
+
+def _not_durable(execution: ToolExecution, exc: Exception) -> ToolResult:
+    """The result of a call whose checkpoint failed with `exc`: the body never runs."""
+    from seamhost.errors import LeaseLost
+
+    lost = LeaseLost.found_in(exc)
+    if lost is not None:  # another writer owns the session now: it repairs this call
+        return _refused(
+            execution,
+            "LEASE_LOST",
+            f"another writer took the session over ({describe(lost)}); the tool did not run",
+        )
+    return _refused(
+        execution,
+        "CHECKPOINT_FAILED",
+        f"the log could not be made durable before the body ({describe(exc)}); "
+        "the tool did not run",
+    )
+
+
+def _refused(execution: ToolExecution, code: str, message: str) -> ToolResult:
+    from seamhost import ToolResult  # a session is running: loaded
+    from seamhost.errors import ErrorCode
+
+    return ToolResult.failure(execution.invocation.call_id, ErrorCode[code], message)
 
 
 descriptor = PluginDescriptor(

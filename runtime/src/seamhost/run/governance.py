@@ -181,15 +181,17 @@ class Governance:
         validator = self._validators.get(tool.spec.name)
         if validator is None:  # the bundle's tools are fixed: compile each schema once
             validator = self._validators[tool.spec.name] = compile_schema(tool.spec.input_schema)
-        lifted = [proposal]
+        if can_escalate(tool.spec):  # the lifting closure only for a tool that may escalate
+            lifted = [proposal]
 
-        def lift(parsed: dict[str, Any]) -> dict[str, Any]:
-            rest, lifted[0] = lift_escalation(parsed, proposal)
-            return rest
+            def lift(parsed: dict[str, Any]) -> dict[str, Any]:
+                rest, lifted[0] = lift_escalation(parsed, proposal)
+                return rest
 
-        escalating = can_escalate(tool.spec)
-        arguments = parse_arguments(validator, proposal.arguments, lift if escalating else None)
-        proposal = lifted[0]
+            arguments = parse_arguments(validator, proposal.arguments, lift)
+            proposal = lifted[0]
+        else:
+            arguments = parse_arguments(validator, proposal.arguments)
         if isinstance(arguments, str):
             failure = ToolResult.failure(call_id, ErrorCode.INVALID_ARGUMENTS, arguments)
             return Refused(None, failure)

@@ -25,6 +25,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 import attrs
+import orjson
 
 from seamhost.session.record import Record
 
@@ -58,7 +59,7 @@ class Derived:
             if kind == "model/usage":
                 usage["input_tokens"] += int(record.data["input_tokens"])
                 usage["output_tokens"] += int(record.data["output_tokens"])
-            elif kind == "tool/dispatch" and record.data["attempt"] == 1:
+            elif kind == "tool/dispatch" and _attempt(record) == 1:
                 usage["tool_calls"] += 1
             last[kind] = record
             self.seq += 1
@@ -127,6 +128,12 @@ class Derived:
             list(self.window),
             dict(self.usage),
         )
+
+
+def _attempt(record: Record) -> Any:
+    """A ``tool/dispatch`` record's attempt, read from its JSON: ``record.data`` would freeze
+    the whole data and keep it on the record, for each of the calls a snapshot folds."""
+    return orjson.loads(record.data_json)["attempt"]
 
 
 def replay(records: Iterable[Record]) -> Derived:

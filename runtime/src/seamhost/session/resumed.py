@@ -142,6 +142,11 @@ class Snapshots:
         self._writer = keeper if self.interval else None
         self.state = opened.copy() if opened is not None else Derived()
         self.saved = opened.seq if opened is not None else 0  # the seq the last one covers
+        # The document's window part (`snapshot.window_lines` of ``state.window``), kept as the
+        # window grows: a long open turn is formatted once, not again for every snapshot.
+        self._window: list[Record] | None = None  # the window list `_lines` was made from
+        self._lines = bytearray()
+        self._lined = 0  # how many of its records `_lines` holds
 
     def after_flush(self, records: RecordList) -> None:
         """Save a snapshot when one is due; never raises for the store's sake."""
@@ -152,13 +157,23 @@ class Snapshots:
         if mark is None or mark.seq - self.saved < self.interval or mark.seq > len(records):
             return
         self.state.fold(records[self.state.seq : mark.seq])
-        body = snapshot.encode(self.state, writer.header)
+        body = snapshot.encode(self.state, writer.header, self._window_lines())
         try:
             writer.save_snapshot(mark, body)
         except (SeamhostError, OSError):
             return  # the log is untouched: the next one is tried after `interval` more
         finally:
             self.saved = mark.seq
+
+    def _window_lines(self) -> bytearray:
+        """``snapshot.window_lines(self.state.window)``, formatting only the records new to it."""
+        window = self.state.window
+        if window is not self._window:  # a turn boundary started a new window (or none yet)
+            self._window, self._lines, self._lined = window, bytearray(), 0
+        if self._lined < len(window):
+            self._lines += snapshot.window_lines(window[self._lined :])
+            self._lined = len(window)
+        return self._lines  # encode copies it into the document
 
 
 __all__ = ["Opened", "RecordList", "ResumedRecords", "Snapshots", "load"]

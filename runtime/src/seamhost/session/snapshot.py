@@ -18,6 +18,7 @@ type, ...). None means "replay the log in full": a snapshot is never a reason to
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -32,8 +33,15 @@ MAGIC = b"seamhost-snapshot"
 VERSION = 1  # bump when Derived's contents or meaning change: older snapshots then replay
 
 
-def encode(derived: Derived, header: SessionHeader) -> bytes:
-    """The snapshot document of `derived`, for the session `header` names."""
+def encode(
+    derived: Derived, header: SessionHeader, window: bytes | bytearray | None = None
+) -> bytes:
+    """The snapshot document of `derived`, for the session `header` names.
+
+    `window` may give the window's part of it ready made: :func:`window_lines` of
+    ``derived.window`` (a live session keeps it as the window grows, so that a snapshot of a
+    long open turn does not format its records again every time).
+    """
     meta = {
         "session_id": header.session_id,
         "created": header.created,
@@ -45,12 +53,18 @@ def encode(derived: Derived, header: SessionHeader) -> bytes:
         "window": len(derived.window),
     }
     lasts = sorted(derived.last.values(), key=lambda r: r.seq)
-    lines = [orjson.dumps(meta)]
-    lines.extend(r.envelope() for r in lasts)
-    lines.extend(r.envelope() for r in derived.window)
-    rest = b"\n".join(lines) + b"\n"
-    digest = hashlib.sha256(rest).hexdigest().encode()
-    return b"%b %d %b\n%b" % (MAGIC, VERSION, digest, rest)
+    head = orjson.dumps(meta) + b"\n" + window_lines(lasts)
+    if window is None:
+        window = window_lines(derived.window)
+    digest = hashlib.sha256(head)
+    digest.update(window)
+    first = b"%b %d %b\n" % (MAGIC, VERSION, digest.hexdigest().encode())
+    return b"".join((first, head, window))
+
+
+def window_lines(records: Iterable[Record]) -> bytes:
+    """The envelope lines of `records`, each ended by a newline: how the document holds them."""
+    return b"".join([r.envelope() + b"\n" for r in records])
 
 
 def decode(body: bytes, header: SessionHeader) -> Derived | None:
@@ -102,4 +116,4 @@ def _assemble(meta: dict[str, Any], records: list[Record]) -> Derived | None:
     return Derived(seq, last_time, last, start, window, usage)
 
 
-__all__ = ["decode", "encode"]
+__all__ = ["decode", "encode", "window_lines"]
