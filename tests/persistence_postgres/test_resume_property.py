@@ -102,6 +102,8 @@ def test_a_snapshot_is_used_when_one_fits(store: PostgresStore) -> None:
     session = Session(store.open("fits"))
     try:
         assert session.resumed is not None
-        assert session.resumed.seq == 21
+        # The last one due: after 3 records, or half the window once that is more.
+        assert 21 - session.resumed.seq <= max(3, session.resumed.seq // 2)
+        assert session.resumed.seq > 3
     finally:
         session.close()

@@ -148,20 +148,31 @@ class Snapshots:
         self._lines = bytearray()
         self._lined = 0  # how many of its records `_lines` holds
 
+    @property
+    def due(self) -> int:
+        """Durable records to wait for after the last snapshot: `interval`, or half the window
+        that one held when that is more. Each snapshot writes the open turn's whole window, so
+        a long turn snapshotted every `interval` records costs work quadratic in its length
+        (measured: 16-28 µs a call in a 100-step turn of 32 calls); waiting as long as half the
+        window keeps it linear (each record written about twice, amortised), and the tail a
+        resume replays no longer than the window it loads anyway."""
+        return max(self.interval, (self.saved - self.state.window_start) // 2)
+
     def after_flush(self, records: RecordList) -> None:
         """Save a snapshot when one is due; never raises for the store's sake."""
         writer = self._writer
         if writer is None or len(records) - self.saved < self.interval:
             return  # what a flush pays when no snapshot is due: this check
+        due = self.due
         mark = writer.snapshot_mark()
-        if mark is None or mark.seq - self.saved < self.interval or mark.seq > len(records):
+        if mark is None or mark.seq - self.saved < due or mark.seq > len(records):
             return
         self.state.fold(records[self.state.seq : mark.seq])
         body = snapshot.encode(self.state, writer.header, self._window_lines())
         try:
             writer.save_snapshot(mark, body)
         except (SeamhostError, OSError):
-            return  # the log is untouched: the next one is tried after `interval` more
+            return  # the log is untouched: the next one is tried when due again
         finally:
             self.saved = mark.seq
 
