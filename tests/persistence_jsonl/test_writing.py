@@ -367,14 +367,22 @@ def test_a_write_of_pieces_continues_short_writes(
         prefix = b"".join(bytes(b) for b in buffers)[:3]  # a short write: a prefix of it all
         return real(fd, [prefix], offset)
 
+    real_pwrite = os.pwrite
+
+    def short_pwrite(fd: int, data: bytes, offset: int) -> int:  # one piece goes to pwrite
+        calls.append(1)
+        return real_pwrite(fd, data[:3], offset)
+
     monkeypatch.setattr(os, "pwritev", short)
+    monkeypatch.setattr(os, "pwrite", short_pwrite)
     path = tmp_path / "f"
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     pieces = [b"alpha", b"", b"beta", b"gamma-delta"]
     durable.write_at(fd, pieces, 2)
+    durable.write_at(fd, [b"one-piece"], 2 + 20)
     os.close(fd)
-    assert path.read_bytes() == b"\0\0" + b"".join(pieces)
-    assert len(calls) > 3
+    assert path.read_bytes() == b"\0\0" + b"".join(pieces) + b"one-piece"
+    assert len(calls) > 5
 
 
 def test_a_window_opened_after_flushes_in_place_is_still_written(root: Path) -> None:

@@ -48,7 +48,15 @@ def make_directories(path: Path) -> None:
 def write_at(fd: int, data: bytes | Sequence[bytes], offset: int) -> None:
     """Write all of `data` (bytes, or pieces written in order) at `offset`; a short write is
     continued, never left half done. Pieces go to ``pwritev`` as they are, not joined first."""
-    pieces = [memoryview(data)] if isinstance(data, bytes) else [memoryview(p) for p in data]
+    if not isinstance(data, bytes) and len(data) == 1:
+        data = data[0]  # a small flush's one frame: pwrite, cheaper than pwritev (~4 us)
+    if isinstance(data, bytes):
+        written = os.pwrite(fd, data, offset)
+        if written == len(data):
+            return
+        data = [data[written:]]
+        offset += written
+    pieces = [memoryview(p) for p in data]
     pieces = [piece for piece in pieces if piece.nbytes]
     while pieces:
         written = os.pwritev(fd, pieces[:_IOV_MAX], offset)
