@@ -10,10 +10,11 @@ from pathlib import Path
 
 import orjson
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from seamhost_persistence_jsonl import format as fmt
 from seamhost_persistence_jsonl.errors import InvalidSessionId
+from seamhost_persistence_jsonl.format import content_size, frame_cut, frame_cuts
 from seamhost_persistence_jsonl.layout import escape_id, unescape_id
 from seamhost_persistence_jsonl.store import JsonlStore
 
@@ -146,3 +147,23 @@ def test_names_no_id_escapes_to_are_not_sessions(name: str) -> None:
 def test_ids_that_cannot_name_a_directory_are_refused(session_id: str) -> None:
     with pytest.raises(InvalidSessionId, match="use another id"):
         escape_id(session_id)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 300_000), max_size=60), st.integers(0, 10), st.booleans())
+def test_frame_cuts_are_where_frame_cut_cuts_one_frame_after_another(
+    sizes: list[int], start: int, full_only: bool
+) -> None:
+    lines = [b"x" * size for size in sizes]
+    expected = []
+    at = start
+    while at < len(lines):
+        end = frame_cut(lines, at)
+        if end is None:
+            if not full_only:
+                expected.append(len(lines) - start)
+            break
+        expected.append(end - start)
+        at = end
+    assert frame_cuts(lines, start, full_only=full_only) == expected
+    assert content_size(lines) == len(b"\n".join([*lines, b""]))

@@ -85,6 +85,8 @@ from __future__ import annotations
 import re
 import struct
 import zlib
+from bisect import bisect_left
+from itertools import accumulate, islice
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
@@ -155,19 +157,32 @@ def frame_cut(lines: Sequence[bytes], start: int) -> int | None:
 
 def frame_cuts(lines: Sequence[bytes], start: int = 0, *, full_only: bool = False) -> list[int]:
     """Where the frames of the lines from `start` end, in order (relative to `start`): every
-    full frame's cut, then (unless `full_only`) the end of the lines when a partial frame is
-    left."""
+    full frame's cut (as `frame_cut` finds it), then (unless `full_only`) the end of the lines
+    when a partial frame is left. Sizes are summed and searched in C (accumulate, bisect): a
+    writing thread runs this over every line it packs, holding the GIL."""
+    # through[i]: the content bytes of lines start..start+i, each with its line break.
+    through = list(accumulate(map(_ONE.__add__, map(len, islice(lines, start, None)))))
     cuts = []
-    at = start
-    while at < len(lines):
-        end = frame_cut(lines, at)
-        if end is None:
+    before = 0  # the bytes of the frames cut so far
+    at = 0
+    while at < len(through):
+        end = bisect_left(through, before + FRAME_TARGET, at)
+        if end == len(through):
             if not full_only:
-                cuts.append(len(lines) - start)
+                cuts.append(len(through))
             break
-        cuts.append(end - start)
-        at = end
+        cuts.append(end + 1)
+        before = through[end]
+        at = end + 1
     return cuts
+
+
+_ONE = 1
+
+
+def content_size(lines: Sequence[bytes]) -> int:
+    """The bytes of `lines` as a frame's content holds them, each with its line break."""
+    return sum(map(len, lines)) + len(lines)
 
 
 # zlib.crc32 releases the GIL for buffers over 5 KiB; a writing thread that gives the GIL up must

@@ -48,7 +48,7 @@ from seamhost_persistence_jsonl.errors import (
     WriteFailed,
     WriterClosed,
 )
-from seamhost_persistence_jsonl.format import FRAME_TARGET, LogEncoder, frame_cuts
+from seamhost_persistence_jsonl.format import FRAME_TARGET, LogEncoder, content_size, frame_cuts
 from seamhost_persistence_jsonl.idle import loop_is_idle
 from seamhost_persistence_jsonl.jobs import Batch, Pack, Waiter, WriterStatus
 from seamhost_persistence_jsonl.logfile import LogFile, OpenedLog
@@ -106,7 +106,7 @@ class JsonlWriter:
         self._durable = stored - len(torn)
         # Frames packed ahead hold _lines[:_packed_lines]; _loose counts the bytes of the rest.
         self._packed: list[bytes] = []
-        self._packed_lines, self._loose = 0, sum(len(line) + 1 for line in self._lines)
+        self._packed_lines, self._loose = 0, content_size(self._lines)
         self._pack_target = FRAME_TARGET if encoder.encoding == "zstd" else math.inf
         self._pack_at = self._pack_target  # math.inf after a failed pack, until the next write
         self._deadline: float | None = None
@@ -306,7 +306,7 @@ class JsonlWriter:
             else:
                 self._packed.extend(frames)
                 self._packed_lines += len(job.lines)
-                self._loose -= sum(len(line) + 1 for line in job.lines)
+                self._loose -= content_size(job.lines)
 
     def _attempt(self, job: Batch) -> StorageError | None:
         """Write `job` (in the writing thread); the error, if it failed."""
@@ -374,7 +374,7 @@ class JsonlWriter:
                 self._durable += len(job.lines)
                 # Every packed frame lies in the batch just written: none is left.
                 self._packed, self._packed_lines = [], 0
-                self._loose = sum(len(line) + 1 for line in self._lines)
+                self._loose = content_size(self._lines)
                 self._pack_at = self._pack_target
                 self._published = True
                 self._failures = 0
