@@ -7,6 +7,7 @@ dependency groups it needs. ``nox`` alone runs the default sessions: the whole t
 from __future__ import annotations
 
 import nox
+import nox.command
 
 nox.needs_version = ">=2024.10"
 nox.options.default_venv_backend = "uv"
@@ -78,5 +79,11 @@ def bench(session: nox.Session) -> None:
     scripts = session.posargs or sorted(
         str(p) for p in __import__("pathlib").Path("tests/bench").glob("bench_*.py")
     )
-    for script in scripts:
-        session.run("python", script)
+    missed = []
+    for script in scripts:  # every script runs, whatever the one before it reported
+        try:
+            session.run("python", script)
+        except nox.command.CommandFailed:
+            missed.append(script)
+    if missed:
+        session.error(f"a target was missed (or a benchmark failed) in: {', '.join(missed)}")
