@@ -175,12 +175,12 @@ def test_a_short_write_of_the_side_file_still_writes_all_of_it(
         paths: Any = SimpleNamespace(directory=tmp_path)
         snapshots.save(paths, fd, 7, 10_000, body)
         whole = (tmp_path / SNAPSHOT_NAME).read_bytes()
-        real = os.writev
+        real = os.pwritev
 
-        def short(out: int, buffers: Sequence[bytes]) -> int:  # the system writes 7 bytes only
-            return real(out, [b"".join(buffers)[:7]])
+        def short(out: int, buffers: Sequence[bytes], offset: int) -> int:  # 7 bytes only
+            return real(out, [b"".join(bytes(b) for b in buffers)[:7]], offset)
 
-        monkeypatch.setattr(os, "writev", short)
+        monkeypatch.setattr(os, "pwritev", short)
         snapshots.save(paths, fd, 7, 10_000, body)
         assert (tmp_path / SNAPSHOT_NAME).read_bytes() == whole
         assert snapshots.find(paths, fd, 10_240) == (7, 10_000, body)

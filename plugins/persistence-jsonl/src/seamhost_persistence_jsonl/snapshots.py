@@ -30,6 +30,8 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from seamhost_persistence_jsonl.durable import write_at
+
 if TYPE_CHECKING:
     from seamhost_persistence_jsonl.layout import SessionPaths
 
@@ -60,7 +62,7 @@ def save(paths: SessionPaths, fd: int, seq: int, offset: int, body: bytes) -> No
     try:
         out = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
         try:
-            _write_all(out, head, body)
+            write_at(out, (head, body), 0)  # one call, the body not joined to the head
         finally:
             os.close(out)
         os.replace(temp, paths.directory / SNAPSHOT_NAME)
@@ -68,16 +70,6 @@ def save(paths: SessionPaths, fd: int, seq: int, offset: int, body: bytes) -> No
         with contextlib.suppress(OSError):
             os.unlink(temp)
         raise
-
-
-def _write_all(out: int, head: bytes, body: bytes) -> None:
-    """Write `head` then `body` to `out`: in one call, without joining them (a body holds a whole
-    open turn), unless the system writes less."""
-    done = os.writev(out, (head, body))
-    if done < len(head) + len(body):
-        view = memoryview(head + body)[done:]
-        while view:
-            view = view[os.write(out, view) :]
 
 
 def find(paths: SessionPaths, fd: int, size: int) -> tuple[int, int, bytes] | None:
