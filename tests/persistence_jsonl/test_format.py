@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from seamhost_persistence_jsonl import format as fmt
 from seamhost_persistence_jsonl.errors import InvalidSessionId
-from seamhost_persistence_jsonl.format import content_size, frame_cut, frame_cuts
+from seamhost_persistence_jsonl.format import FRAME_TARGET, content_size, frame_cuts
 from seamhost_persistence_jsonl.layout import escape_id, unescape_id
 from seamhost_persistence_jsonl.store import JsonlStore
 
@@ -147,6 +147,17 @@ def test_names_no_id_escapes_to_are_not_sessions(name: str) -> None:
 def test_ids_that_cannot_name_a_directory_are_refused(session_id: str) -> None:
     with pytest.raises(InvalidSessionId, match="use another id"):
         escape_id(session_id)
+
+
+def frame_cut(lines: list[bytes], start: int) -> int | None:
+    """The rule, line by line: the frame from `start` ends just after the line that brings its
+    content to FRAME_TARGET bytes; None when the lines from `start` do not reach it."""
+    size = 0
+    for index in range(start, len(lines)):
+        size += len(lines[index]) + 1
+        if size >= FRAME_TARGET:
+            return index + 1
+    return None
 
 
 @settings(max_examples=200, deadline=None)

@@ -144,22 +144,12 @@ def _check_constants() -> None:
 _check_constants()
 
 
-def frame_cut(lines: Sequence[bytes], start: int) -> int | None:
-    """Where the frame starting at line `start` ends: just after the line that brings its
-    content to FRAME_TARGET bytes; None when the lines from `start` do not reach it."""
-    size = 0
-    for index in range(start, len(lines)):
-        size += len(lines[index]) + 1
-        if size >= FRAME_TARGET:
-            return index + 1
-    return None
-
-
 def frame_cuts(lines: Sequence[bytes], start: int = 0, *, full_only: bool = False) -> list[int]:
-    """Where the frames of the lines from `start` end, in order (relative to `start`): every
-    full frame's cut (as `frame_cut` finds it), then (unless `full_only`) the end of the lines
-    when a partial frame is left. Sizes are summed and searched in C (accumulate, bisect): a
-    writing thread runs this over every line it packs, holding the GIL."""
+    """Where the frames of the lines from `start` end, in order (relative to `start`): a full
+    frame ends just after the line that brings its content to FRAME_TARGET bytes; then (unless
+    `full_only`) the end of the lines when a partial frame is left. Sizes are summed and
+    searched in C (accumulate, bisect): a writing thread runs this over every line it packs,
+    holding the GIL."""
     # through[i]: the content bytes of lines start..start+i, each with its line break.
     through = list(accumulate(map(_ONE.__add__, map(len, islice(lines, start, None)))))
     cuts = []
