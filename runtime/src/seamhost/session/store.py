@@ -156,16 +156,35 @@ class SnapshotMark:
 
 
 @attrs.frozen
+class SnapshotPiece:
+    """What a snapshot adds to the part of its state that only grows: the conversation.
+
+    A snapshot's **pieces** are bytes the kernel hands over one piece per snapshot, kept in
+    order, so that keeping them costs work linear in the session (a copy of the whole in every
+    snapshot would be quadratic). `start` is the seq the piece starts at: the pieces kept for the
+    records [0, start) come first, then `data`. It is 0 (the pieces start over) or the seq of the
+    last snapshot saved with pieces, or of the one the writer was opened from.
+    """
+
+    start: int  # the records [0, start) are covered by the pieces kept before this one
+    data: bytes  # the piece, as the kernel made it (the store never looks inside)
+
+
+@attrs.frozen
 class StoredSnapshot:
     """A resume snapshot a store found valid when it opened a session, and the records after it.
 
     `body` is exactly what the kernel saved (the store never looks inside); `tail` holds every
-    stored record from `seq` on, in order, torn-tail records recovered included.
+    stored record from `seq` on, in order, torn-tail records recovered included. `pieces`, when
+    the snapshot was saved with a piece, reads the snapshot's pieces: every piece it and its
+    predecessors were saved with, in order, as one byte string (read only when called; it may
+    raise `OSError` or a `SeamhostError`, or return damaged bytes: the kernel checks them).
     """
 
     seq: int  # the records the snapshot covers: [0, seq)
     body: bytes  # the kernel's snapshot document, as saved
     tail: tuple[Record, ...]  # the stored records [seq, ...)
+    pieces: Callable[[], bytes] | None = None  # the snapshot's pieces, read on call
 
 
 @runtime_checkable
@@ -181,10 +200,15 @@ class SnapshotWriter(Protocol):
     * `snapshot_mark` names the latest durable point (None while nothing is durable, or when
       the store cannot name one right now, e.g. a write is in flight). It never blocks on
       storage.
-    * `save_snapshot(mark, body)` keeps `body` as the snapshot covering `mark`, replacing the
-      one kept before; it is called on the writer's owner thread after a flush, must be cheap
-      (no fsync is needed: a lost or torn snapshot only costs a full replay), and may raise a
-      `SeamhostError` or `OSError`, which the kernel ignores (the log is untouched).
+    * `save_snapshot(mark, body, piece)` keeps `body` as the snapshot covering `mark`, replacing
+      the one kept before; it is called on the writer's owner thread after a flush, must be
+      cheap (no fsync is needed: a lost or torn snapshot only costs a full replay), and may raise
+      a `SeamhostError` or `OSError`, which the kernel ignores (the log is untouched). With a
+      `piece` (:class:`SnapshotPiece`), the snapshot's pieces are those kept for the records
+      before ``piece.start`` followed by ``piece.data``; writing them costs the piece's size,
+      not the pieces' (a store appends it, dropping any piece kept from ``piece.start`` on). A
+      ``piece.start`` other than 0 or the seq of the kept snapshot's pieces may be refused
+      (raise). Without one, the new snapshot has no pieces.
     * When the session was opened (`SessionStore.open`), `opened_from` returns the newest kept
       snapshot that still matches the log (its mark's token checks out against the stored log,
       without reading the log before that point) with every record after it; else None. A
@@ -201,7 +225,9 @@ class SnapshotWriter(Protocol):
 
     def snapshot_mark(self) -> SnapshotMark | None: ...
 
-    def save_snapshot(self, mark: SnapshotMark, body: bytes) -> None: ...
+    def save_snapshot(
+        self, mark: SnapshotMark, body: bytes, piece: SnapshotPiece | None = None
+    ) -> None: ...
 
     def opened_from(self) -> StoredSnapshot | None: ...
 
