@@ -183,6 +183,6 @@ def test_a_short_write_of_the_side_file_still_writes_all_of_it(
         monkeypatch.setattr(os, "pwritev", short)
         snapshots.save(paths, fd, 7, 10_000, body)
         assert (tmp_path / SNAPSHOT_NAME).read_bytes() == whole
-        assert snapshots.find(paths, fd, 10_240) == (7, 10_000, body)
+        assert snapshots.find(paths, fd, 10_240) == (7, 10_000, body, None)
     finally:
         os.close(fd)

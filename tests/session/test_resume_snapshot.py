@@ -7,12 +7,12 @@ import asyncio
 import pytest
 
 from seamhost.session import snapshot
-from seamhost.session.derived import Derived, replay
+from seamhost.session.derived import SHOWN, Derived, replay
 from seamhost.session.live import Session
 from seamhost.session.memory import MemoryStore
 from seamhost.session.record import Record, parse_envelope
 from seamhost.session.resumed import ResumedRecords, Snapshots
-from seamhost.session.store import SnapshotMark
+from seamhost.session.store import SnapshotMark, SnapshotPiece
 from seamhost.testing.persistence import make_header
 from seamhost.testing.persistence_snapshots import turn_events
 
@@ -125,12 +125,26 @@ class Keeper:
         self.header = make_header("s-1")
         self.records: list[Record] = []
         self.bodies: list[bytes] = []
+        self.pieces: list[SnapshotPiece] = []
+        self.pieces_seq = 0
 
     def snapshot_mark(self) -> SnapshotMark:
         return SnapshotMark(len(self.records), {})
 
-    def save_snapshot(self, mark: SnapshotMark, body: bytes) -> None:
+    def save_snapshot(
+        self, mark: SnapshotMark, body: bytes, piece: SnapshotPiece | None = None
+    ) -> None:
+        if piece is not None:  # the protocol's rule: it continues the kept pieces, or starts over
+            assert piece.start in (0, self.pieces_seq)
+            self.pieces = [p for p in self.pieces if p.start < piece.start] + [piece]
+            self.pieces_seq = mark.seq
+        else:
+            self.pieces, self.pieces_seq = [], 0
         self.bodies.append(body)
+
+    @property
+    def kept_pieces(self) -> bytes:
+        return b"".join(p.data for p in self.pieces)
 
     def opened_from(self) -> None:
         return None
@@ -150,7 +164,14 @@ def test_the_kept_window_lines_make_the_document_a_fresh_encode_makes() -> None:
             saved = len(keeper.bodies)
             snapshots.after_flush(keeper.records)
             if len(keeper.bodies) > saved:  # one was due at this cut
-                assert keeper.bodies[-1] == snapshot.encode(replay(records[:cut]), keeper.header)
+                body = keeper.bodies[-1]
+                expected = replay(records[:cut])
+                decoded = snapshot.decode(body, keeper.header)
+                assert decoded is not None and decoded.chain is not None
+                expected.chain = decoded.chain  # (count, digest): checked just below
+                assert body == snapshot.encode(expected, keeper.header)
+                shown = snapshot.shown_records(keeper.kept_pieces, decoded)
+                assert shown == [r for r in records[:cut] if r.type in SHOWN]
         assert len(keeper.bodies) >= 3
 
 

@@ -85,6 +85,7 @@ _EXPORTS = {
     "SessionCheck": "seamhost.session.store",
     "SessionHeader": "seamhost.session.store",
     "SnapshotMark": "seamhost.session.store",
+    "SnapshotPiece": "seamhost.session.store",
     "SnapshotStore": "seamhost.session.store",
     "SnapshotWriter": "seamhost.session.store",
     "StoredSnapshot": "seamhost.session.store",
@@ -148,6 +149,7 @@ __all__ = [
     "SessionStat",
     "SessionStore",
     "SnapshotMark",
+    "SnapshotPiece",
     "SnapshotStore",
     "SnapshotWriter",
     "StepContext",
@@ -245,6 +247,7 @@ if TYPE_CHECKING:
     from seamhost.session.store import SessionStat as SessionStat
     from seamhost.session.store import SessionStore as SessionStore
     from seamhost.session.store import SnapshotMark as SnapshotMark
+    from seamhost.session.store import SnapshotPiece as SnapshotPiece
     from seamhost.session.store import SnapshotStore as SnapshotStore
     from seamhost.session.store import SnapshotWriter as SnapshotWriter
     from seamhost.session.store import StoredSnapshot as StoredSnapshot

@@ -4,7 +4,7 @@ The kernel's snapshot document (``SnapshotWriter``, docs/design.md "Resume snaps
 next to the log as ``session.v1.resume``::
 
     <SHA-256, hex, of every byte after this line>
-    {"format": 1, "seq": n, "offset": o, "check_from": c, "check": "<SHA-256 hex>"}
+    {"format": 1, "seq": n, "offset": o, "check_from": c, "check": "<SHA-256 hex>", "pieces": e}
     <the kernel's document, as given>
 
 `seq` and `offset` are the durable point it covers: the records [0, n) end exactly at byte `o`
@@ -12,6 +12,14 @@ of the log, a frame boundary (framed logs) or a line boundary (plain logs). `che
 SHA-256 of the log's bytes [c, o), at most CHECK_BYTES of them, so that opening checks, with one
 read of a few kilobytes, that the log still holds at that place what it held when the snapshot
 was taken; the records from `o` on are then read as usual (a frame there must start at seq `n`).
+
+The snapshot's pieces (``SnapshotPiece``: what the conversation gained since the last snapshot)
+are kept in ``session.v1.pieces``, one after the other; `pieces` is how many of its bytes are
+this snapshot's (null: none). A piece that continues the kept snapshot's pieces is written at
+their end, one that starts over at byte 0, and the file is cut after it: saving costs the
+piece, not the file. The kernel checks the bytes it gets back against its document (a chain of
+digests), so a lost, torn or stale pieces file only means the conversation is derived from the
+log.
 
 A missing file, a digest or check that does not match, an `offset` past the end of the log: the
 snapshot is ignored and the session is replayed in full. The file is written to a temp file
@@ -23,6 +31,7 @@ snapshot of a root) changes nothing but the time opening takes.
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import os
 import secrets
@@ -33,16 +42,29 @@ import orjson
 from seamhost_persistence_jsonl.durable import write_at
 
 if TYPE_CHECKING:
+    from seamhost import SnapshotPiece, StoredSnapshot
     from seamhost_persistence_jsonl.layout import SessionPaths
 
 SNAPSHOT_NAME = "session.v1.resume"
+PIECES_NAME = "session.v1.pieces"
 SNAPSHOT_TEMP_PREFIX = f".{SNAPSHOT_NAME}."
 SNAPSHOT_FORMAT = 1
 CHECK_BYTES = 4096  # the log bytes before the covered point that a snapshot's check hashes
 
 
-def save(paths: SessionPaths, fd: int, seq: int, offset: int, body: bytes) -> None:
-    """Keep `body` as the snapshot covering records [0, `seq`), which end at byte `offset`."""
+def save(  # noqa: PLR0917 (the writer passes its point, body and pieces in one call)
+    paths: SessionPaths,
+    fd: int,
+    seq: int,
+    offset: int,
+    body: bytes,
+    piece: SnapshotPiece | None = None,
+    kept: tuple[int, int] | None = None,
+) -> tuple[int, int] | None:
+    """Keep `body` as the snapshot covering records [0, `seq`), which end at byte `offset`,
+    with `piece` after the pieces `kept` names: (seq, bytes) of the kept snapshot's pieces.
+    Returns what it now keeps: (`seq`, bytes of its pieces), or None without a piece."""
+    pieces = None if piece is None else _save_piece(paths, piece, kept)
     check_from = max(0, offset - CHECK_BYTES)
     covered = os.pread(fd, offset - check_from, check_from)
     if len(covered) != offset - check_from:
@@ -53,6 +75,7 @@ def save(paths: SessionPaths, fd: int, seq: int, offset: int, body: bytes) -> No
         "offset": offset,
         "check_from": check_from,
         "check": hashlib.sha256(covered).hexdigest(),
+        "pieces": pieces,
     }
     line = orjson.dumps(meta) + b"\n"
     digest = hashlib.sha256(line)
@@ -70,10 +93,53 @@ def save(paths: SessionPaths, fd: int, seq: int, offset: int, body: bytes) -> No
         with contextlib.suppress(OSError):
             os.unlink(temp)
         raise
+    return (seq, pieces) if pieces is not None else None
 
 
-def find(paths: SessionPaths, fd: int, size: int) -> tuple[int, int, bytes] | None:
-    """The kept snapshot's (seq, offset, body) when it still matches the log, else None.
+def _save_piece(paths: SessionPaths, piece: SnapshotPiece, kept: tuple[int, int] | None) -> int:
+    """Write `piece` where it belongs in the pieces file, cut the file after it; its new size."""
+    if piece.start == 0:
+        at = 0
+    elif kept is not None and piece.start == kept[0]:
+        at = kept[1]
+    else:
+        raise OSError(
+            errno.EINVAL,
+            f"a snapshot piece must start at seq 0 or {kept[0] if kept else 0} (where the kept "
+            f"snapshot's pieces end), not {piece.start}",
+        )
+    out = os.open(paths.directory / PIECES_NAME, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        write_at(out, piece.data, at)
+        os.ftruncate(out, at + len(piece.data))
+    finally:
+        os.close(out)
+    return at + len(piece.data)
+
+
+class KeptPieces:
+    """A kept snapshot's pieces, the first `size` bytes of the pieces file: read on call (fewer
+    bytes when the file is shorter; the kernel checks them). ``StoredSnapshot.pieces``."""
+
+    __slots__ = ("_paths", "seq", "size")
+
+    def __init__(self, paths: SessionPaths, seq: int, size: int) -> None:
+        self._paths, self.seq, self.size = paths, seq, size
+
+    def __call__(self) -> bytes:
+        with open(self._paths.directory / PIECES_NAME, "rb") as file:
+            return file.read(self.size)
+
+
+def kept_pieces(stored: StoredSnapshot | None) -> tuple[int, int] | None:
+    """(seq, bytes) of the pieces of the snapshot a writer was opened from, or None."""
+    pieces = stored.pieces if stored is not None else None
+    return (pieces.seq, pieces.size) if isinstance(pieces, KeptPieces) else None
+
+
+def find(paths: SessionPaths, fd: int, size: int) -> tuple[int, int, bytes, int | None] | None:
+    """The kept snapshot's (seq, offset, body, bytes of its pieces or None) when it still
+    matches the log, else None.
 
     `fd` reads the log, `size` is its length. Reads the snapshot file and at most CHECK_BYTES
     of the log, whatever the log's length.
@@ -102,11 +168,12 @@ def find(paths: SessionPaths, fd: int, size: int) -> tuple[int, int, bytes] | No
     covered = os.pread(fd, offset - check_from, check_from)
     if hashlib.sha256(covered).hexdigest() != meta.get("check"):
         return None
-    return seq, offset, body
+    pieces = meta.get("pieces")
+    return seq, offset, body, pieces if type(pieces) is int and pieces > 0 else None
 
 
 def is_snapshot_file(name: str) -> bool:
     """Whether `name` is a session's snapshot or one being written."""
-    return name == SNAPSHOT_NAME or (
+    return name in (SNAPSHOT_NAME, PIECES_NAME) or (
         name.startswith(SNAPSHOT_TEMP_PREFIX) and name.endswith(".tmp")
     )

@@ -178,14 +178,15 @@ class JsonlStore:
         found = snapshots.find(paths, fd, os.fstat(fd).st_size)
         if found is None:
             return scan, None
-        seq, offset, body = found
+        seq, offset, body, pieces = found
         try:
             tail = tuple(scan.records((offset, seq)))
         except SessionCorrupted:
             # Damage after the snapshot is the log's, and a full read reports it the same way;
             # read in full so that a snapshot can never be the reason a session is refused.
             return LogScan(paths.session_id, path, encoding, self.catalog), None
-        return scan, StoredSnapshot(seq, body, tail)
+        kept = snapshots.KeptPieces(paths, seq, pieces) if pieces else None
+        return scan, StoredSnapshot(seq, body, tail, kept)
 
     def _reader_of(self, paths: SessionPaths, count: int) -> Callable[[], list[Record]]:
         """Reads the first `count` records of the log (a resumed writer's `existing()`)."""
@@ -306,7 +307,12 @@ class JsonlStore:
             found = snapshots.find(paths, fd, os.fstat(fd).st_size)
         finally:
             os.close(fd)
-        return StoredSnapshot(found[0], found[2], ()) if found is not None else None
+        if found is None:
+            return None
+        seq, _, body, pieces = found
+        return StoredSnapshot(
+            seq, body, (), snapshots.KeptPieces(paths, seq, pieces) if pieces else None
+        )
 
     def delete(self, session_id: str, *, check: Callable[[], None] | None = None) -> None:
         """Remove a session's directory under its writer lock (see :mod:`.deletion`)."""

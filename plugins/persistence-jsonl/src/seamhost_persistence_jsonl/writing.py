@@ -42,12 +42,7 @@ from typing import TYPE_CHECKING
 
 from seamhost import SnapshotMark, jsonvalue
 from seamhost_persistence_jsonl import locking, snapshots
-from seamhost_persistence_jsonl.errors import (
-    BatchRejected,
-    StorageError,
-    WriteFailed,
-    WriterClosed,
-)
+from seamhost_persistence_jsonl.errors import BatchRejected, StorageError, WriteFailed, WriterClosed
 from seamhost_persistence_jsonl.format import FRAME_TARGET, LogEncoder, content_size, frame_cuts
 from seamhost_persistence_jsonl.idle import loop_is_idle
 from seamhost_persistence_jsonl.jobs import Batch, Pack, Waiter, WriterStatus
@@ -56,7 +51,7 @@ from seamhost_persistence_jsonl.logfile import LogFile, OpenedLog
 if TYPE_CHECKING:
     import asyncio
 
-    from seamhost import Record, SessionHeader, StoredSnapshot
+    from seamhost import Record, SessionHeader, SnapshotPiece, StoredSnapshot
     from seamhost_persistence_jsonl.layout import SessionPaths
 
 
@@ -85,6 +80,7 @@ class JsonlWriter:
         self._paths = paths
         # Opened from a resume snapshot: the records before it are read when first asked for.
         self._resumed = resumed
+        self._kept = snapshots.kept_pieces(resumed)  # (seq, bytes) of the kept snapshot's pieces
         self._read_existing = read_existing
         self.snapshot_interval = snapshot_interval
         self._encoder = encoder
@@ -151,9 +147,11 @@ class JsonlWriter:
                 return None
             return SnapshotMark(self._durable, {"offset": self._file.length})
 
-    def save_snapshot(self, mark: SnapshotMark, body: bytes) -> None:
-        offset = mark.token["offset"]
-        snapshots.save(self._paths, self._file.fd, mark.seq, offset, body)
+    def save_snapshot(
+        self, mark: SnapshotMark, body: bytes, piece: SnapshotPiece | None = None
+    ) -> None:
+        at, kept = mark.token["offset"], self._kept
+        self._kept = snapshots.save(self._paths, self._file.fd, mark.seq, at, body, piece, kept)
 
     def submit(self, record: Record) -> None:
         """Queue `record`; raises `BatchRejected` unless its seq is the next one."""

@@ -34,6 +34,7 @@ from seamhost.run.arguments import model_declaration
 from seamhost.run.budget import Budget
 from seamhost.run.model_request import RequestDigests, request_model
 from seamhost.run.pipeline import ToolPipeline
+from seamhost.session.derived import SHOWN
 from seamhost.session.events import (
     AssistantMessage,
     ProposedCall,
@@ -300,7 +301,7 @@ class Agent:
     def _conversation(self) -> list[dict[str, Any]]:
         if self._messages is None:
             self._messages = []
-            for record in self.session.records:
+            for record in self.session.shown_records():  # from the snapshot's pieces, if any
                 self._observe(record)
         return self._messages
 
@@ -311,7 +312,10 @@ class Agent:
             self._turn = max(self._turn, int(record.data["turn"]))
 
     def _observe(self, record: Record) -> None:
-        kind, data = record.type, record.data
+        kind = record.type
+        if kind not in SHOWN:  # the snapshot's pieces keep only these: they must be all it reads
+            return
+        data = record.data
         messages = self._messages
         assert messages is not None  # called while the conversation is derived
         if kind == "turn/start":

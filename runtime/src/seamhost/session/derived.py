@@ -14,9 +14,12 @@ does not grow with the session:
 * ``usage``: the totals the budget enforces (tokens from ``model/usage``, calls from each
   call's first ``tool/dispatch``).
 
-The conversation the model is shown is *not* copied here: it grows with the session, and a copy
-in every snapshot would make keeping snapshots quadratic. The agent derives it from the records
-themselves, on its first model request (which carries the whole conversation anyway).
+The conversation the model is shown is *not* folded here: it grows with the session, and a
+copy in every snapshot would make keeping snapshots quadratic. It is made of the records of the
+types in :data:`SHOWN` (the agent derives the messages from them); a snapshot carries those
+records in **pieces**, each snapshot adding the ones since the last (``chain`` names them:
+:mod:`seamhost.session.snapshot`), so that the agent's first model request after a resume reads
+them, not the whole log.
 """
 
 from __future__ import annotations
@@ -30,6 +33,20 @@ import orjson
 from seamhost.session.record import Record
 
 BOUNDARIES = frozenset({"turn/start", "turn/end"})
+# The types of the records the conversation the model is shown is derived from (the agent's
+# `_observe` ignores every other type, so these records alone derive the same messages).
+SHOWN = frozenset(
+    {
+        "turn/start",
+        "sandbox/mode",
+        "user/message",
+        "assistant/message",
+        "tool/result",
+        "tool/reconciled",
+        "agent/inbox/spliced",
+        "approval/policy",
+    }
+)
 USAGE_KEYS = ("input_tokens", "output_tokens", "tool_calls")
 
 
@@ -43,6 +60,9 @@ class Derived:
     window_start: int = 0  # the seq of the last turn boundary (0 before any)
     window: list[Record] = attrs.Factory(list)  # the records [window_start, seq)
     usage: dict[str, int] = attrs.Factory(lambda: dict.fromkeys(USAGE_KEYS, 0))
+    # Not folded: the pieces the snapshot it was read from has, as (count, chain digest);
+    # None when it has none (or it was not read from a snapshot).
+    chain: tuple[int, str] | None = None
 
     def fold(self, records: Iterable[Record]) -> Derived:
         """Advance over `records`, which must continue at `seq`; returns self."""
@@ -127,6 +147,7 @@ class Derived:
             self.window_start,
             list(self.window),
             dict(self.usage),
+            self.chain,
         )
 
 
@@ -151,4 +172,4 @@ def usage_of(mapping: Mapping[str, Any]) -> dict[str, int] | None:
     return values
 
 
-__all__ = ["Derived", "replay"]
+__all__ = ["BOUNDARIES", "SHOWN", "Derived", "replay"]

@@ -35,6 +35,11 @@ class CommittedRecords:
         self._lines: list[bytes] = []
         self._ignorable: set[int] = set()  # the seqs of the ignorable ones (rare)
 
+    @property
+    def loaded(self) -> bool:
+        """Whether every record is in memory (none is read from the store on demand)."""
+        return bool(getattr(self._opened, "loaded", True))
+
     def commit(self, type_: str, time: int, line: bytes, ignorable: bool) -> None:
         """Keep the record just committed at seq ``len(self)``."""
         if ignorable:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, overload
 
 import attrs
@@ -23,6 +23,7 @@ from seamhost.errors import EventRejected, SeamUnavailable, UnknownEventType
 from seamhost.jsonvalue import is_lossless
 from seamhost.session import resumed
 from seamhost.session.codec import EventCatalog, core_catalog
+from seamhost.session.derived import SHOWN
 from seamhost.session.lines import CommittedRecords
 from seamhost.session.record import Record, committed_record
 
@@ -106,6 +107,7 @@ class Session:
         self._next_seq = len(self._records)
         self.resumed = opened.derived  # the snapshot state it was opened from, if any
         self._snapshots = resumed.Snapshots(writer, opened.derived, snapshot_interval)
+        self._shown = opened.shown  # reads the snapshot's pieces, when it has them
         self._last_time = self._records[-1].time if len(self._records) else 0
         self._last_of_type = opened.last_of_type
         self._listeners: list[Callable[[Record], None]] = []
@@ -136,6 +138,24 @@ class Session:
     @property
     def records(self) -> RecordsView:
         return RecordsView(self._records)
+
+    def shown_records(self) -> Iterator[Record]:
+        """The records the conversation the model is shown is derived from (the types in
+        `derived.SHOWN`), in order. Opened from a snapshot whose pieces check out, those are
+        the pieces' records and the ones after the snapshot, and the log before it is not read;
+        else every record is (docs/design.md, "Resume snapshots")."""
+        shown, opened = self._shown, self.resumed
+        head = shown() if shown is not None and opened is not None else None
+        rest: Iterable[Record]
+        if head is not None and opened is not None:
+            yield from head
+            rest = self._records[opened.seq : len(self._records)]
+        else:
+            if shown is not None:  # they did not check out: the next snapshot starts them over
+                self._shown = None
+                self._snapshots.drop_pieces()
+            rest = self._records
+        yield from (record for record in rest if record.type in SHOWN)
 
     def last(self, type_: str) -> Record | None:
         """The most recent record of `type_`, in constant time."""

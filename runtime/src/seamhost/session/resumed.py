@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol, overload
 from seamhost.errors import SeamhostError
 from seamhost.session import snapshot
 from seamhost.session.derived import Derived
-from seamhost.session.store import SnapshotWriter
+from seamhost.session.store import SnapshotPiece, SnapshotWriter
 
 if TYPE_CHECKING:
     from seamhost.session.record import Record
@@ -47,6 +47,9 @@ class Opened(NamedTuple):
     records: RecordList
     last_of_type: dict[str, Record]
     derived: Derived | None  # the snapshot state opened from; None after a full replay
+    # Reads the snapshot's pieces: the shown records before it, or None if they do not check
+    # out (`snapshot.shown_records`); None when the snapshot has no pieces.
+    shown: Callable[[], list[Record] | None] | None = None
 
 
 class ResumedRecords:
@@ -119,12 +122,24 @@ def load(writer: SessionWriter) -> Opened:
             last = dict(derived.last)
             last.update((r.type, r) for r in tail)
             records = ResumedRecords(derived.window_start, memory, writer.existing)
-            return Opened(records, last, derived)
+            pieces = stored.pieces if derived.chain is not None else None
+            return Opened(records, last, derived, _shown(pieces, derived) if pieces else None)
     stored_records = writer.existing()
     for expected, record in enumerate(stored_records):
         if record.seq != expected:
             raise ValueError(f"stored records have a seq gap at {expected}")
     return Opened(stored_records, {r.type: r for r in stored_records}, None)
+
+
+def _shown(pieces: Callable[[], bytes], derived: Derived) -> Callable[[], list[Record] | None]:
+    def shown() -> list[Record] | None:
+        try:
+            data = pieces()
+        except (SeamhostError, OSError):
+            return None  # unreadable pieces: the conversation is derived from the log
+        return snapshot.shown_records(data, derived)
+
+    return shown
 
 
 class Snapshots:
@@ -142,6 +157,12 @@ class Snapshots:
         self._writer = keeper if self.interval else None
         self.state = opened.copy() if opened is not None else Derived()
         self.saved = opened.seq if opened is not None else 0  # the seq the last one covers
+        # The pieces of the last snapshot saved (or opened from), as (count, chain, seq): the
+        # next piece continues them. A full replay starts them at seq 0; None when the snapshot
+        # opened from has none (or they did not check out), until they can start over.
+        self._chain: tuple[int, str, int] | None = (0, "", 0)
+        if opened is not None:
+            self._chain = (*opened.chain, opened.seq) if opened.chain is not None else None
         # The document's window part (`snapshot.window_lines` of ``state.window``), kept as the
         # window grows: a long open turn is formatted once, not again for every snapshot.
         self._window: list[Record] | None = None  # the window list `_lines` was made from
@@ -167,14 +188,39 @@ class Snapshots:
         mark = writer.snapshot_mark()
         if mark is None or mark.seq - self.saved < due or mark.seq > len(records):
             return
-        self.state.fold(records[self.state.seq : mark.seq])
+        first = self.state.seq
+        chunk = records[first : mark.seq]
+        self.state.fold(chunk)
+        piece, chained = self._piece(records, first, chunk, mark.seq)
+        self.state.chain = chained[:2] if chained is not None else None
         body = snapshot.encode(self.state, writer.header, self._window_lines())
         try:
-            writer.save_snapshot(mark, body)
+            writer.save_snapshot(mark, body, piece)
         except (SeamhostError, OSError):
             return  # the log is untouched: the next one is tried when due again
+        else:
+            self._chain = chained
         finally:
             self.saved = mark.seq
+
+    def drop_pieces(self) -> None:
+        """The pieces opened from did not check out: the next snapshot starts them over."""
+        self._chain = None
+
+    def _piece(
+        self, records: RecordList, first: int, chunk: list[Record], stop: int
+    ) -> tuple[SnapshotPiece | None, tuple[int, str, int] | None]:
+        """The piece the snapshot at `stop` adds (`chunk` holds the records [first, stop)), and
+        the pieces it then has; (None, None) when it can have none."""
+        if self._chain is None:  # start over, from seq 0, once the records before are read
+            if not getattr(records, "loaded", True):
+                return None, None
+            count, digest, start, covered = 0, "", 0, records[0:stop]
+        else:
+            count, digest, start = self._chain
+            covered = chunk if start == first else records[start:stop]  # after a failed save
+        data = snapshot.piece(covered, start, stop)
+        return SnapshotPiece(start, data), (count + 1, snapshot.chain(digest, data), stop)
 
     def _window_lines(self) -> bytearray:
         """``snapshot.window_lines(self.state.window)``, formatting only the records new to it."""

@@ -9,6 +9,16 @@ The document is lines of JSON::
     <count> envelope lines: the last record of each type
     <count> envelope lines: the records [window_start, n)
 
+The meta line's ``"pieces"`` is null or ``[k, "<chain>"]``: the snapshot has `k` pieces (kept by
+the store beside it, ``SnapshotPiece``), which together hold every record of the
+:data:`~seamhost.session.derived.SHOWN` types before `n`: the conversation the model is shown,
+in time linear in the session (each snapshot adds one piece: the records since the last). A
+piece is a line ``piece <start> <stop> <count>`` and the envelope lines of the `count` records
+of those types in [start, stop). The chain is ``c_k = SHA-256(c_(k-1) + piece_k)`` over the
+hex digests (``c_0`` empty), so that a snapshot names all its pieces in a fixed size, and a
+new piece costs its own bytes. :func:`shown_records` checks the pieces a store returns against
+it: pieces that do not check out mean "derive the conversation from the log".
+
 `decode` returns None for anything it cannot trust: another version, a digest that does not
 match, another session (id or creation time), or contents that do not hang together (a window
 that is not contiguous up to seq n - 1, a last record that is not the window's last of its
@@ -23,14 +33,15 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from seamhost.session.derived import BOUNDARIES, Derived, usage_of
+from seamhost.session.derived import BOUNDARIES, SHOWN, Derived, usage_of
 from seamhost.session.record import MalformedRecord, Record, parse_envelope
 
 if TYPE_CHECKING:
     from seamhost.session.store import SessionHeader
 
 MAGIC = b"seamhost-snapshot"
-VERSION = 1  # bump when Derived's contents or meaning change: older snapshots then replay
+VERSION = 2  # bump when Derived's contents or meaning change: older snapshots then replay
+# 2: pieces (the records the conversation is derived from)
 
 
 def encode(
@@ -51,6 +62,7 @@ def encode(
         "usage": derived.usage,
         "last": len(derived.last),
         "window": len(derived.window),
+        "pieces": list(derived.chain) if derived.chain is not None else None,
     }
     lasts = sorted(derived.last.values(), key=lambda r: r.seq)
     head = orjson.dumps(meta) + b"\n" + window_lines(lasts)
@@ -95,6 +107,14 @@ def _assemble(meta: dict[str, Any], records: list[Record]) -> Derived | None:
     usage = usage_of(meta["usage"]) if type(meta.get("usage")) is dict else None
     if usage is None or not all(type(v) is int and v >= 0 for v in fields):
         return None
+    pieces: Any = meta.get("pieces", False)
+    chain: tuple[int, str] | None = None
+    if pieces is not None:
+        if not (type(pieces) is list and len(pieces) == 2 and type(pieces[0]) is int):
+            return None
+        if pieces[0] < 1 or type(pieces[1]) is not str or len(pieces[1]) != 64:
+            return None
+        chain = (pieces[0], pieces[1])
     seq, last_time, start, *counts = (int(v) for v in fields)
     if counts[0] + counts[1] != len(records):
         return None
@@ -113,7 +133,59 @@ def _assemble(meta: dict[str, Any], records: list[Record]) -> Derived | None:
             return None
     elif seq != 0 or last:
         return None
-    return Derived(seq, last_time, last, start, window, usage)
+    return Derived(seq, last_time, last, start, window, usage, chain)
 
 
-__all__ = ["decode", "encode", "window_lines"]
+# -- pieces ------------------------------------------------------------------------------------
+
+
+def piece(records: Iterable[Record], start: int, stop: int) -> bytes:
+    """The piece of the records [start, stop) (given all, in order): those of the shown types."""
+    lines = [r.envelope() + b"\n" for r in records if r.type in SHOWN]
+    return b"".join((b"piece %d %d %d\n" % (start, stop, len(lines)), *lines))
+
+
+def chain(previous: str, piece: bytes) -> str:
+    """The chain digest after `piece`, from the one before it ("" before the first piece)."""
+    digest = hashlib.sha256(previous.encode())
+    digest.update(piece)
+    return digest.hexdigest()
+
+
+def shown_records(data: bytes, derived: Derived) -> list[Record] | None:
+    """The records of the shown types before ``derived.seq``, from its snapshot's `data` (what
+    the store's ``StoredSnapshot.pieces`` returned), or None when they do not check out: not
+    exactly ``derived.chain``'s pieces, not contiguous from seq 0 to ``derived.seq``, or a line
+    that is not such a record in its piece's range."""
+    if derived.chain is None:
+        return None
+    count, expected = derived.chain
+    digest, at, covered, last, found = "", 0, 0, -1, []
+    try:
+        for _ in range(count):
+            end = data.index(b"\n", at)
+            words = data[at:end].split(b" ")
+            if len(words) != 4 or words[0] != b"piece":
+                return None
+            first, stop, lines = (int(word) for word in words[1:])
+            if first != covered or stop < first:
+                return None
+            body = end + 1
+            for _ in range(lines):
+                body = data.index(b"\n", body) + 1
+            digest = chain(digest, data[at:body])
+            for line in data[end + 1 : body - 1].split(b"\n") if lines else ():
+                record = parse_envelope(line)
+                if record.type not in SHOWN or not first <= record.seq < stop or record.seq <= last:
+                    return None
+                found.append(record)
+                last = record.seq
+            at, covered = body, stop
+    except (ValueError, MalformedRecord):
+        return None
+    if at != len(data) or digest != expected or covered != derived.seq:
+        return None
+    return found
+
+
+__all__ = ["chain", "decode", "encode", "piece", "shown_records", "window_lines"]
