@@ -3,10 +3,11 @@
 Hypothesis generates sessions (turns, steps, calls, approvals, usage, sandbox changes, a turn
 left open or not), flushes them at random points with snapshots every few records, sometimes
 closes and reopens midway (resuming from a snapshot and writing on), then damages one random
-byte of the log or of its snapshot file. Opening must then give exactly the state a full replay
-of the undamaged log gives (and the same records), or refuse with the documented corruption
-error, `SessionDamaged`, and only when a full read of the log refuses too. Framed logs only:
-plain logs carry no checksums, so a flipped bit inside a string is not damage they can see.
+byte of the log, of its snapshot file or of its pieces. Opening must then give exactly the state
+a full replay of the undamaged log gives (the same records, and the same records of the
+conversation, whether they come from the pieces or from the log), or refuse with the documented
+corruption error, `SessionDamaged`, and only when a full read of the log refuses too. Framed logs
+only: plain logs carry no checksums, so a flipped bit inside a string is not damage they can see.
 """
 
 from __future__ import annotations
@@ -20,11 +21,11 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from seamhost_persistence_jsonl.snapshots import SNAPSHOT_NAME
+from seamhost_persistence_jsonl.snapshots import PIECES_NAME, SNAPSHOT_NAME
 from seamhost_persistence_jsonl.store import JsonlStore
 
 from seamhost.errors import SessionDamaged
-from seamhost.session.derived import replay
+from seamhost.session.derived import SHOWN, replay
 from seamhost.session.live import Session
 from seamhost.testing.persistence import envelopes, make_header
 
@@ -41,6 +42,19 @@ def event(kind: str, n: int) -> tuple[str, dict[str, Any]]:
         "step/start": {"turn": 1, "step": n},
         "step/end": {"turn": 1, "step": n},
         "user/message": {"turn": 1, "step": 0, "content": "é" * n, "source": "user"},
+        "assistant/message": {
+            "turn": 1,
+            "step": n,
+            "content": "a" * n,
+            "tool_calls": [{"call_id": call, "name": "t", "arguments": "{}"}],
+        },
+        "tool/result": {
+            "turn": 1,
+            "step": n,
+            "call_id": call,
+            "is_error": n % 2 == 1,
+            "content": "r" * n,
+        },
         "model/usage": {
             "turn": 1,
             "step": 1,
@@ -78,6 +92,8 @@ KINDS = st.sampled_from(
         "step/start",
         "step/end",
         "user/message",
+        "assistant/message",
+        "tool/result",
         "model/usage",
         "tool/dispatch",
         "approval/asked",
@@ -89,7 +105,7 @@ KINDS = st.sampled_from(
 STEPS = st.lists(st.tuples(KINDS, st.integers(0, 50), st.sampled_from([0, 0, 0, 1, 1, 2])))
 DAMAGE = st.one_of(
     st.none(),
-    st.tuples(st.sampled_from(["log", "snapshot"]), st.floats(0, 1), st.integers(1, 255)),
+    st.tuples(st.sampled_from(["log", "snapshot", "pieces"]), st.floats(0, 1), st.integers(1, 255)),
 )
 
 
@@ -115,7 +131,8 @@ def damage(directory: Path, what: tuple[str, float, int] | None) -> None:
     if what is None:
         return
     target, where, xor = what
-    path = directory / (SNAPSHOT_NAME if target == "snapshot" else "session.v1.jsonl.zst")
+    names = {"snapshot": SNAPSHOT_NAME, "pieces": PIECES_NAME, "log": "session.v1.jsonl.zst"}
+    path = directory / names[target]
     if not path.exists():
         return
     data = bytearray(path.read_bytes())
@@ -145,6 +162,12 @@ def check_open(store: SessionStore, session_id: str, damage_it: Callable[[], Non
         assert state.summary() == expected.summary()
         assert {k: session.last(k) for k in expected.last} == expected.last
         assert session.next_seq == len(original)
+        try:  # the conversation's records: from the snapshot's pieces, else from the log
+            shown = list(session.shown_records())
+        except SessionDamaged:
+            assert opened is not None, "a full replay read these records at open"
+        else:
+            assert envelopes(shown) == envelopes([r for r in original if r.type in SHOWN])
         try:
             records = list(session.records)
         except SessionDamaged:
@@ -191,5 +214,19 @@ def test_a_snapshot_is_used_when_one_fits() -> None:
             # The last one due: after 3 records, or half the window once that is more.
             assert 21 - session.resumed.seq <= max(3, session.resumed.seq // 2)
             assert session.resumed.seq > 3
+        finally:
+            session.close()
+    turns = [(kind, n, n % 2) for n in range(2, 12) for kind in ("turn/start", "user/message")]
+    with tempfile.TemporaryDirectory() as directory:
+        root = Path(directory) / "store"
+        write(root, turns, interval=3)
+        session = Session(JsonlStore(root).open("s-1"))
+        try:
+            assert session.resumed is not None
+            assert session.resumed.window_start > 0
+            assert session.resumed.chain is not None  # it has pieces, and they check out:
+            shown = list(session.shown_records())
+            assert [r.type for r in shown] == ["turn/start", *["turn/start", "user/message"] * 10]
+            assert not session._records.loaded  # the log before the window was not read
         finally:
             session.close()

@@ -21,6 +21,7 @@ from seamhost.cli import main
 from seamhost.session import snapshot
 from seamhost.session.derived import replay
 from seamhost.session.live import Session
+from seamhost.session.store import SnapshotPiece
 from seamhost.testing.persistence import envelopes, make_header
 from seamhost.testing.persistence_snapshots import turn_events
 from tests.persistence_jsonl.conftest import flip, frame_spans
@@ -133,6 +134,7 @@ def test_verify_compares_the_snapshot_with_a_replay(tmp_path: Path) -> None:
         "seq": len(written),
         "status": "matches",
         "message": "it matches a replay of the log",
+        "pieces": "matches",
     }
     text = CliRunner().invoke(main, ["session", "verify", "s-1", "--root", str(tmp_path)]).output
     assert f"resume snapshot at seq {len(written)}: it matches a replay" in text
@@ -151,6 +153,30 @@ def test_verify_calls_a_snapshot_that_differs_from_its_log_damage(tmp_path: Path
     assert code == 3
     assert check["intact"] is True
     assert check["snapshot"]["status"] == "differs"  # type: ignore[index]
+
+
+def test_verify_compares_the_pieces_with_the_log(tmp_path: Path) -> None:
+    # Pieces that check out but hold another record are damage; pieces that do not check out
+    # are a note (opening reads the conversation from the log then).
+    write_turns(tmp_path, 3)
+    session = Session(JsonlStore(tmp_path).open("s-1"), snapshot_interval=0)
+    writer = session.writer
+    mark = writer.snapshot_mark()  # type: ignore[attr-defined]
+    records = list(session.records)
+    state = replay(records)
+    other = [r for r in records if r.type != "user/message"]  # sound, but not the log's
+    for pieced, status, code in ((other, "differs", 3), (records, "ignored", 0)):
+        data = snapshot.piece(pieced, 0, len(records))
+        state.chain = (1, snapshot.chain("", data))
+        body = snapshot.encode(state, session.header)
+        stored = data if status == "differs" else data + b"x"
+        writer.save_snapshot(mark, body, SnapshotPiece(0, stored))  # type: ignore[attr-defined]
+        found, check = verify(tmp_path)
+        assert (found, check["snapshot"]["pieces"]) == (code, status)  # type: ignore[index]
+        assert check["snapshot"]["status"] == ("differs" if code else "matches")  # type: ignore[index]
+    session.close()
+    text = CliRunner().invoke(main, ["session", "verify", "s-1", "--root", str(tmp_path)]).output
+    assert "its pieces do not check out" in text
 
 
 def test_verify_notes_a_snapshot_it_would_not_use(tmp_path: Path) -> None:

@@ -167,7 +167,8 @@ def test_the_kept_window_lines_make_the_document_a_fresh_encode_makes() -> None:
                 body = keeper.bodies[-1]
                 expected = replay(records[:cut])
                 decoded = snapshot.decode(body, keeper.header)
-                assert decoded is not None and decoded.chain is not None
+                assert decoded is not None
+                assert decoded.chain is not None
                 expected.chain = decoded.chain  # (count, digest): checked just below
                 assert body == snapshot.encode(expected, keeper.header)
                 shown = snapshot.shown_records(keeper.kept_pieces, decoded)

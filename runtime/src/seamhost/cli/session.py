@@ -125,6 +125,8 @@ def verify(
             if check.session_id in snapshots:
                 found = snapshots[check.session_id]
                 text += f"; resume snapshot at seq {found['seq']}: {esc(found['message'])}"
+                if found.get("pieces") == "ignored":
+                    text += " (its pieces do not check out: the conversation is read from the log)"
             out.print(text, highlight=False)
         for sid, error in failures:
             out.print(f"[red]? {esc(sid)}[/red]: {esc(error)}")

@@ -6,7 +6,8 @@ of it is a full replay, which the rest of the contract covers); one that does is
 the protocol promises: a snapshot saved after a flush opens the session to exactly the state a
 full replay yields, with the records after it as the tail, and a snapshot that does not fit the
 log (foreign, garbage, past a torn tail, of a deleted session) is a full replay, never another
-state.
+state. A snapshot's pieces come back in order, continue across reopens, refuse a piece that does
+not continue them, and pieces that do not check out mean the log is read instead.
 """
 
 from __future__ import annotations
@@ -16,11 +17,11 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from seamhost.errors import SessionDamaged
+from seamhost.errors import SeamhostError, SessionDamaged
 from seamhost.session import snapshot
-from seamhost.session.derived import replay
+from seamhost.session.derived import SHOWN, replay
 from seamhost.session.live import Session
-from seamhost.session.store import SnapshotWriter
+from seamhost.session.store import SnapshotPiece, SnapshotWriter
 from seamhost.testing.persistence_samples import append_all, envelopes, make_header, sample_events
 
 if TYPE_CHECKING:
@@ -188,6 +189,99 @@ class SnapshotContract:
                 assert envelopes(list(session.records)) == written
         finally:
             session.close()
+
+    # -- pieces: the records the conversation is derived from ---------------------------------
+
+    def check_shown(self, session: Session, store: SessionStore) -> None:
+        """The session's shown records are the stored records of the shown types."""
+        stored = list(store.read(session.id).records())
+        expected = envelopes([r for r in stored if r.type in SHOWN])
+        assert envelopes(list(session.shown_records())) == expected
+
+    def test_the_pieces_hold_the_records_the_conversation_is_made_of(
+        self, store: SessionStore
+    ) -> None:
+        self.snapshotted(store, turns=4)  # four snapshots: four pieces, one after the other
+        writer = store.open("s-1")
+        assert isinstance(writer, SnapshotWriter)
+        kept = writer.opened_from()
+        assert kept is not None
+        assert kept.pieces is not None, "a snapshot keeps its pieces"
+        decoded = snapshot.decode(kept.body, writer.header)
+        assert decoded is not None
+        assert decoded.chain is not None
+        assert decoded.chain[0] == 4
+        from_pieces = snapshot.shown_records(kept.pieces(), decoded)
+        assert from_pieces is not None, "the pieces come back as they were saved, in order"
+        session = live(writer, interval=0)
+        self.check_shown(session, store)
+        session.close()
+
+    def test_a_reopened_session_continues_its_pieces(self, store: SessionStore) -> None:
+        self.snapshotted(store, turns=2)
+        for turn in (3, 4):  # each reopen adds one piece after the kept ones
+            session = live(store.open("s-1"), interval=1)
+            assert session.resumed is not None
+            assert session.resumed.chain is not None
+            append_all(session, turn_events(turn, ended=False))
+            flushed(session)
+            session.close()
+        session = live(store.open("s-1"), interval=0)
+        assert session.resumed is not None
+        assert session.resumed.chain is not None
+        assert session.resumed.chain[0] == 4
+        self.check_shown(session, store)
+        session.close()
+
+    def test_a_piece_that_does_not_continue_the_kept_ones_is_refused(
+        self, store: SessionStore
+    ) -> None:
+        written = self.snapshotted(store, turns=2)
+        session = live(store.open("s-1"), interval=0)
+        writer = session.writer
+        assert isinstance(writer, SnapshotWriter)
+        mark = writer.snapshot_mark()
+        assert mark is not None
+        kept = writer.opened_from()
+        assert kept is not None
+        body = snapshot.encode(replay(list(session.records)), session.header)
+        stray = SnapshotPiece(kept.seq + 1, b"piece\n")  # neither 0 nor where they end
+        with pytest.raises((SeamhostError, OSError)):
+            writer.save_snapshot(mark, body, stray)
+        session.close()
+        reopened = self.check_opens_as_replay(store, written)
+        assert reopened.resumed is not None
+        self.check_shown(reopened, store)
+        reopened.close()
+
+    def test_pieces_that_do_not_check_out_mean_the_log_is_read(self, store: SessionStore) -> None:
+        session = live(self.keeping(store), interval=0)
+        append_all(session, turn_events(1, ended=True))
+        flushed(session)
+        writer = session.writer
+        assert isinstance(writer, SnapshotWriter)
+        mark = writer.snapshot_mark()
+        assert mark is not None
+        records = list(session.records)
+        state = replay(records)
+        right = snapshot.piece(records, 0, len(records))
+        state.chain = (1, snapshot.chain("", right))  # the document names the right piece
+        wrong = right.replace(b'"turn":1', b'"turn":7', 1)  # the store holds another
+        writer.save_snapshot(mark, snapshot.encode(state, session.header), SnapshotPiece(0, wrong))
+        session.close()
+        reopened = live(store.open("s-1"), interval=1)
+        assert reopened.resumed is not None
+        assert reopened.resumed.chain is not None
+        self.check_shown(reopened, store)  # from the log, not the piece
+        append_all(reopened, turn_events(2, ended=False))
+        flushed(reopened)  # the next snapshot starts the pieces over, from the log
+        reopened.close()
+        again = live(store.open("s-1"), interval=0)
+        self.check_shown(again, store)
+        assert again.resumed is not None
+        assert again.resumed.chain is not None
+        assert again.resumed.chain[0] == 1
+        again.close()
 
     def test_deleting_a_session_deletes_its_snapshots(self, store: SessionStore) -> None:
         self.snapshotted(store)
