@@ -25,10 +25,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import attrs
+import orjson
 
 from seamhost.approval.service import ApprovalService
 from seamhost.errors import ErrorCode, LimitReached, SeamUnavailable, describe
-from seamhost.jsonvalue import thaw
 from seamhost.llm.adapter import ModelFailed, ModelRequest, ToolCallProposal
 from seamhost.run.arguments import model_declaration
 from seamhost.run.budget import Budget
@@ -315,7 +315,7 @@ class Agent:
         kind = record.type
         if kind not in SHOWN:  # the snapshot's pieces keep only these: they must be all it reads
             return
-        data = record.data
+        data = orjson.loads(record.data_json)  # a fresh plain copy: nothing to freeze or thaw
         messages = self._messages
         assert messages is not None  # called while the conversation is derived
         if kind == "turn/start":
@@ -332,7 +332,7 @@ class Agent:
                 {
                     "role": "assistant",
                     "content": data["content"],
-                    "tool_calls": thaw(data.get("tool_calls", ())),
+                    "tool_calls": data.get("tool_calls", []),
                 }
             )
         elif kind == "tool/result":

@@ -174,18 +174,42 @@ def shown_records(data: bytes, derived: Derived) -> list[Record] | None:
             for _ in range(lines):
                 body = data.index(b"\n", body) + 1
             digest = chain(digest, data[at:body])
-            for line in data[end + 1 : body - 1].split(b"\n") if lines else ():
-                record = parse_envelope(line)
-                if record.type not in SHOWN or not first <= record.seq < stop or record.seq <= last:
+            # One parse for the piece: a record's line never holds a raw line break.
+            parsed = (
+                orjson.loads(b"[%b]" % data[end + 1 : body - 1].replace(b"\n", b","))
+                if lines
+                else []
+            )
+            if len(parsed) != lines:
+                return None
+            for obj in parsed:
+                record = _shown_record(obj)
+                if record is None or not first <= record.seq < stop or record.seq <= last:
                     return None
                 found.append(record)
                 last = record.seq
             at, covered = body, stop
-    except (ValueError, MalformedRecord):
+    except ValueError:  # orjson.JSONDecodeError is one
         return None
     if at != len(data) or digest != expected or covered != derived.seq:
         return None
     return found
+
+
+def _shown_record(obj: Any) -> Record | None:
+    """The record an envelope of a piece holds, or None when it is not one of a shown type."""
+    if type(obj) is not dict or not obj.keys() <= _KEYS:
+        return None
+    seq, kind, time, data = obj.get("seq"), obj.get("type"), obj.get("time"), obj.get("data")
+    ignorable = obj.get("ignorable", False)
+    if type(seq) is not int or type(time) is not int or type(data) is not dict or kind not in SHOWN:
+        return None
+    if seq < 0 or time < 0 or (ignorable is not True and "ignorable" in obj):
+        return None
+    return Record(seq, kind, time, plain=data, ignorable=ignorable is True)
+
+
+_KEYS = frozenset({"seq", "type", "time", "data", "ignorable"})
 
 
 __all__ = ["chain", "decode", "encode", "piece", "shown_records", "window_lines"]
