@@ -1,5 +1,5 @@
 """persistence-postgres's resume snapshots, against a real server: the row, what opening reads,
-the fence, the migration that adds the table, and what `seamhost session verify` says."""
+the fence, the migration that adds the tables, and what `seamhost session verify` says."""
 
 from __future__ import annotations
 
@@ -168,23 +168,24 @@ def test_a_writer_fenced_out_saves_no_snapshot(
         second.close()
 
 
-def test_migrate_adds_the_snapshot_table_to_a_version_1_schema(
+def test_migrate_adds_the_snapshot_tables_to_a_version_1_schema(
     pg_options: dict[str, Any], every_flush: dict[str, Any]
 ) -> None:
-    assert SCHEMA_VERSION == 2
+    assert SCHEMA_VERSION == 3
     store = PostgresStore(**every_flush)
     try:
         written = write_turns(store, 2)
     finally:
         store.close()
+    execute(pg_options, "DROP TABLE {}.snapshot_pieces")  # version 3's table, then version 2's
     execute(pg_options, "DROP TABLE {}.snapshots")
     execute(pg_options, "UPDATE {}.meta SET value = '1' WHERE key = 'schema_version'")
     old = PostgresStore(**every_flush)
     try:
-        with pytest.raises(StoreUnusable, match="version 1; bring it to version 2"):
+        with pytest.raises(StoreUnusable, match="version 1; bring it to version 3"):
             old.read("s-1")
-        assert old.migrate() == (1, 2)
-        assert old.migrate() == (2, 2)  # idempotent
+        assert old.migrate() == (1, 3)
+        assert old.migrate() == (3, 3)  # idempotent
         assert envelopes(old.read("s-1").records()) == written  # the rows are kept
         session = Session(old.open("s-1"), flush=lambda s: s.writer.flush())
         assert session.resumed is None  # version 1 kept no snapshot
@@ -195,12 +196,12 @@ def test_migrate_adds_the_snapshot_table_to_a_version_1_schema(
         assert [row[1] for row in snapshot_rows(pg_options)] == [session.next_seq]
     finally:
         old.close()
-    execute(pg_options, "UPDATE {}.meta SET value = '3' WHERE key = 'schema_version'")
+    execute(pg_options, "UPDATE {}.meta SET value = '4' WHERE key = 'schema_version'")
     newer = PostgresStore(**every_flush)
     try:
-        with pytest.raises(StoreUnusable, match="newer than version 2"):
+        with pytest.raises(StoreUnusable, match="newer than version 3"):
             newer.migrate()
-        assert execute(pg_options, "SELECT value FROM {}.meta") == [("3",)]
+        assert execute(pg_options, "SELECT value FROM {}.meta") == [("4",)]
     finally:
         newer.close()
 

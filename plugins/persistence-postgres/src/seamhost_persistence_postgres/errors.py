@@ -185,3 +185,19 @@ class ForeignSession(StorageError, TypeError):
             f"session {self.session_id!r} is written by {self.writer}, not by "
             "persistence-postgres, so this store cannot make it durable"
         )
+
+
+class PieceRefused(StorageError, ValueError):
+    """A snapshot piece does not continue the pieces kept: its start is neither 0 nor the seq of
+    the kept snapshot's pieces. Nothing was saved; the kernel ignores it (the log is untouched)."""
+
+    session_id: str
+    start: int
+    kept: int | None
+
+    def __str__(self) -> str:
+        where = f"seq {self.kept}" if self.kept is not None else "nothing (no pieces are kept)"
+        return (
+            f"session {self.session_id!r}: a snapshot piece starting at seq {self.start} does "
+            f"not continue the pieces kept, which end at {where}; start the pieces over at 0"
+        )

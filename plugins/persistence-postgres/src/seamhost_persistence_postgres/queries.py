@@ -58,6 +58,10 @@ _SQL: dict[str, str] = {
         "seq = excluded.seq, epoch = excluded.epoch, last_digest = excluded.last_digest, "
         "body = excluded.body, saved = excluded.saved"
     ),
+    # Its pieces, in the same transaction: the seq of the row it replaces, then the piece.
+    "snapshot_seq": "SELECT seq FROM {s}.snapshots WHERE session_id = %s",
+    "pieces_drop": "DELETE FROM {s}.snapshot_pieces WHERE session_id = %s AND start >= %s",
+    "piece_add": "INSERT INTO {s}.snapshot_pieces (session_id, start, body) VALUES (%s, %s, %s)",
     "delete": "DELETE FROM {s}.sessions WHERE id = %(id)s AND lease_epoch = %(epoch)s",
     # -- readers -------------------------------------------------------------------------
     "exists": "SELECT 1 FROM {s}.sessions WHERE id = %s",
@@ -71,6 +75,9 @@ _SQL: dict[str, str] = {
         "SELECT s.seq, s.last_digest, s.body, r.body FROM {s}.snapshots s LEFT JOIN "
         "{s}.records r ON r.session_id = s.session_id AND r.seq = s.seq - 1 "
         "WHERE s.session_id = %s"
+    ),
+    "pieces": (
+        "SELECT body FROM {s}.snapshot_pieces WHERE session_id = %s AND start < %s ORDER BY start"
     ),
     "ids": "SELECT id FROM {s}.sessions ORDER BY id",
     "list": "SELECT header, next_seq, size, modified, id FROM {s}.sessions ORDER BY created, id",

@@ -1,6 +1,6 @@
 """The tables persistence-postgres keeps in its schema, their version, and `migrate`.
 
-Layout (schema version 2), all in the configured schema (default ``seamhost``):
+Layout (schema version 3), all in the configured schema (default ``seamhost``):
 
 * ``meta(key, value)``: ``schema_version``, checked before anything else is read; a newer one
   says "upgrade seamhost", an older one or none says "run `seamhost store migrate`".
@@ -19,6 +19,11 @@ Layout (schema version 2), all in the configured schema (default ``seamhost``):
   session grows: ``seq`` (it covers the records before it), ``last_digest`` (the SHA-256 of
   the stored bytes of record ``seq - 1``), the ``epoch`` that saved it, ``saved`` (Unix ms)
   and ``body``, the kernel's document (see :mod:`.snapshots`). Deleting the session deletes it.
+* ``snapshot_pieces`` (version 3 on): the pieces of that snapshot (``SnapshotPiece``), one row
+  per piece keyed ``(session_id, start)``: ``start`` is the seq the piece starts at, ``body`` the
+  kernel's bytes. The snapshot's pieces are the rows with ``start`` below its ``seq``, in order;
+  saving one deletes the rows from its ``start`` on and inserts it, so keeping them costs the
+  piece's size. Deleting the session deletes them.
 * ``runs``: the run queue of `seamhost submit` and `seamhost worker` (see :mod:`.runs`).
 
 A flush is one statement in autocommit, so one transaction: a CTE updates the session row
@@ -37,7 +42,7 @@ from seamhost_persistence_postgres.errors import StoreUnusable
 if TYPE_CHECKING:
     import psycopg
 
-SCHEMA_VERSION = 2  # 2 added `snapshots`; `migrate` brings a version 1 schema to it
+SCHEMA_VERSION = 3  # 2 added `snapshots`, 3 `snapshot_pieces`; `migrate` brings 1 and 2 to it
 
 _TABLES = """
 CREATE TABLE IF NOT EXISTS {s}.meta (key text PRIMARY KEY, value text NOT NULL);
@@ -76,6 +81,12 @@ CREATE TABLE IF NOT EXISTS {s}.snapshots (
     last_digest text NOT NULL,
     body bytea NOT NULL,
     saved bigint NOT NULL
+);
+CREATE TABLE IF NOT EXISTS {s}.snapshot_pieces (
+    session_id text NOT NULL REFERENCES {s}.sessions (id) ON DELETE CASCADE,
+    start bigint NOT NULL,
+    body bytea NOT NULL,
+    PRIMARY KEY (session_id, start)
 );
 CREATE TABLE IF NOT EXISTS {s}.runs (
     id bigserial PRIMARY KEY,
@@ -145,8 +156,9 @@ def migrate(conn: psycopg.Connection[tuple[object, ...]], schema: str, where: st
 
     Idempotent, in one transaction, under an advisory lock so that two `migrate` at once do
     not race. A newer schema is refused, untouched. Every table is created if missing, so an
-    older schema gains the tables of the versions after it (1 -> 2: ``snapshots``) and keeps
-    its rows.
+    older schema gains the tables of the versions after it (1 -> 2: ``snapshots``; 2 -> 3:
+    ``snapshot_pieces``; 1 -> 3: both) and keeps its rows: a version 2 schema's snapshots stay
+    valid (they were saved without pieces, and read back with none).
     """
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"seamhost:{schema}",))

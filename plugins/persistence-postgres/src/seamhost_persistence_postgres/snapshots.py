@@ -17,20 +17,45 @@ locked at the writer's epoch (``FOR SHARE``, so a takeover waits for it or it se
 takeover), so a writer fenced out saves nothing. It commits without waiting for the WAL flush
 (``synchronous_commit = off`` for that transaction only): a snapshot lost in a crash costs a
 full replay and nothing else.
+
+Pieces (``SnapshotPiece``, version 3) are rows of ``snapshot_pieces`` keyed ``(session_id,
+start)``; the snapshot's pieces are the rows with ``start`` below its ``seq``, joined in order.
+Saving a snapshot with a piece writes, in the same transaction as its row and behind the same
+fence, only that piece: it deletes the rows from ``piece.start`` on and inserts the piece, so the
+work is the piece's size, never the whole. ``piece.start`` must be 0 (the pieces start over) or
+the ``seq`` of the row being replaced, read in that transaction (an append): anything else is
+refused with :class:`~.errors.PieceRefused` and the transaction rolls back, the kept snapshot
+and its pieces untouched. A snapshot saved without a piece deletes every piece row: it has none.
+They are read only when the kernel asks (:func:`pieces`), on a pooled connection.
 """
 
 from __future__ import annotations
 
 import hashlib
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
+
+import psycopg
+
+from seamhost_persistence_postgres.errors import PieceRefused, QueryFailed
 
 if TYPE_CHECKING:
-    import psycopg
+    from collections.abc import Callable
 
     from seamhost import SnapshotMark
     from seamhost_persistence_postgres.database import Database
     from seamhost_persistence_postgres.queries import Queries
+
+
+class Piece(Protocol):
+    """What the store reads of a ``SnapshotPiece`` (``seamhost.session.store``, which the root
+    package does not export): where it starts, and its bytes."""
+
+    @property
+    def start(self) -> int: ...
+
+    @property
+    def data(self) -> bytes: ...
 
 
 def digest(body: bytes) -> str:
@@ -59,6 +84,19 @@ def last_body(db: Database, q: Queries, session_id: str, end: int) -> bytes | No
     return bytes(rows[0][0]) if rows else None
 
 
+def pieces(db: Database, q: Queries, session_id: str, seq: int) -> Callable[[], bytes]:
+    """What reads the pieces of the snapshot of `seq` when called (b"" when it has none)."""
+
+    def read() -> bytes:
+        try:
+            rows = db.rows(q["pieces"], (session_id, seq))
+        except psycopg.Error as exc:  # db.rows retries a dropped connection, not the rest
+            raise QueryFailed(db.where, str(exc).strip() or type(exc).__name__) from exc
+        return b"".join(bytes(row[0]) for row in rows)
+
+    return read
+
+
 def save(
     conn: psycopg.Connection[tuple[Any, ...]],
     q: Queries,
@@ -67,9 +105,11 @@ def save(
     body: bytes,
     *,
     epoch: int,
+    piece: Piece | None = None,
 ) -> bool:
-    """Write the snapshot row of `mark` at lease `epoch`; False when the fence let nothing
-    through (the lease is another epoch's, or the mark is past the stored records)."""
+    """Write the snapshot row of `mark` at lease `epoch`, and its piece, in one transaction;
+    False when the fence let nothing through (the lease is another epoch's, or the mark is past
+    the stored records). A piece that does not continue the kept ones raises `PieceRefused`."""
     params = {
         "id": session_id,
         "epoch": epoch,
@@ -80,4 +120,15 @@ def save(
     }
     with conn.transaction():
         conn.execute("SET LOCAL synchronous_commit = off")
-        return conn.execute(q["snapshot_save"], params).rowcount == 1
+        kept: int | None = None
+        if piece is not None and piece.start != 0:
+            row = conn.execute(q["snapshot_seq"], (session_id,)).fetchone()
+            kept = int(row[0]) if row else None
+        if conn.execute(q["snapshot_save"], params).rowcount != 1:
+            return False
+        if piece is not None and piece.start not in (0, kept):
+            raise PieceRefused(session_id, piece.start, kept)  # rolls the row back
+        conn.execute(q["pieces_drop"], (session_id, piece.start if piece is not None else 0))
+        if piece is not None:
+            conn.execute(q["piece_add"], (session_id, piece.start, piece.data))
+        return True

@@ -6,8 +6,8 @@ another writer's lease runs) and reads its records after that, so it sees every 
 previous owner could ever commit. Listing and stat read the session rows only (headers, sizes),
 never the records. The tables are specified in :mod:`.schema`, the write protocol in
 :mod:`.writing`, resume snapshots in :mod:`.snapshots`: opening a session whose kept snapshot
-matches its log reads only the records after it (one index range), and the records before it
-when something first asks for them.
+matches its log reads only the records after it (one index range), and the records before it,
+or the snapshot's pieces, when something first asks for them.
 """
 
 from __future__ import annotations
@@ -182,7 +182,8 @@ class PostgresStore:
             # Damage after the snapshot is the log's, and a full read reports it the same way;
             # read in full so that a snapshot is never the reason a session is refused.
             return None
-        return StoredSnapshot(seq, body, tuple(tail))
+        pieces = snapshots.pieces(self.db, self.queries, session_id, seq)
+        return StoredSnapshot(seq, body, tuple(tail), pieces)
 
     def _writer(
         self, header: SessionHeader, lease: Lease, existing: list[Any] | None = None, **kw: Any
@@ -259,7 +260,10 @@ class PostgresStore:
         """The resume snapshot an open would start from (its tail left empty), or None."""
         _header, end = self._header(session_id)
         found = snapshots.find(self.db, self.queries, session_id, end)
-        return StoredSnapshot(found[0], found[1], ()) if found is not None else None
+        if found is None:
+            return None
+        pieces = snapshots.pieces(self.db, self.queries, session_id, found[0])
+        return StoredSnapshot(found[0], found[1], (), pieces)
 
     def verify(self, session_id: str) -> SessionCheck:
         """Read every record back and check it; damage is reported, not raised."""

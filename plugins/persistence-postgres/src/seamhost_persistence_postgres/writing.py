@@ -18,8 +18,8 @@ Protocol (design.md §14):
   or is handed later is written (``submit`` drops it, so the session in memory can still close
   its turn for the caller to see what happened).
 * Resume snapshots (``SnapshotWriter``, :mod:`.snapshots`): a mark is the durable seq and the
-  digest of the last durable record's bytes; saving one is fenced like a write (a writer
-  fenced out saves none) and serialised with the writes.
+  digest of the last durable record's bytes; saving one (with its piece) is fenced like a
+  write (a writer fenced out saves none) and serialised with the writes.
 * The thread also renews the lease every third of its duration (a write renews it too).
   ``close`` writes what is queued (one attempt) and releases the lease, so the next writer need
   not wait for it to lapse.
@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from seamhost import Record, SessionHeader, StoredSnapshot
     from seamhost_persistence_postgres.database import Database
     from seamhost_persistence_postgres.queries import Queries
+    from seamhost_persistence_postgres.snapshots import Piece
 
 
 class Lease:
@@ -144,15 +145,17 @@ class PostgresWriter:
             digest = hashlib.sha256(self._last_body).hexdigest()
             return SnapshotMark(self._durable, {"digest": digest})
 
-    def save_snapshot(self, mark: SnapshotMark, body: bytes) -> None:
-        """Keep `body` as the session's snapshot, fenced by the lease like a write."""
+    def save_snapshot(self, mark: SnapshotMark, body: bytes, piece: Piece | None = None) -> None:
+        """Keep `body` (and `piece`) as the session's snapshot, fenced by the lease like a write."""
         with self._io:
             if self.lost is not None:
                 raise self.lost
             conn = self._held()
             try:
                 epoch = self.lease.epoch
-                if not snapshots.save(conn, self._q, self.session_id, mark, body, epoch=epoch):
+                if not snapshots.save(
+                    conn, self._q, self.session_id, mark, body, epoch=epoch, piece=piece
+                ):
                     self._diagnose(conn, mark.seq)
             except psycopg.Error as exc:
                 self._drop()
