@@ -236,6 +236,7 @@ def test_verify_compares_the_snapshot_with_a_replay(
             "seq": len(written),
             "status": "matches",
             "message": "it matches a replay of the log",
+            "pieces": "matches",
         }
         session = Session(store.open("s-1"), snapshot_interval=0)
         writer = session.writer

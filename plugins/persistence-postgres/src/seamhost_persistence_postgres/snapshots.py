@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import psycopg
 
@@ -42,20 +42,9 @@ from seamhost_persistence_postgres.errors import PieceRefused, QueryFailed
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from seamhost import SnapshotMark
+    from seamhost import SnapshotMark, SnapshotPiece
     from seamhost_persistence_postgres.database import Database
     from seamhost_persistence_postgres.queries import Queries
-
-
-class Piece(Protocol):
-    """What the store reads of a ``SnapshotPiece`` (``seamhost.session.store``, which the root
-    package does not export): where it starts, and its bytes."""
-
-    @property
-    def start(self) -> int: ...
-
-    @property
-    def data(self) -> bytes: ...
 
 
 def digest(body: bytes) -> str:
@@ -105,7 +94,7 @@ def save(
     body: bytes,
     *,
     epoch: int,
-    piece: Piece | None = None,
+    piece: SnapshotPiece | None = None,
 ) -> bool:
     """Write the snapshot row of `mark` at lease `epoch`, and its piece, in one transaction;
     False when the fence let nothing through (the lease is another epoch's, or the mark is past

@@ -51,10 +51,9 @@ from seamhost_persistence_postgres.errors import (
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-    from seamhost import Record, SessionHeader, StoredSnapshot
+    from seamhost import Record, SessionHeader, SnapshotPiece, StoredSnapshot
     from seamhost_persistence_postgres.database import Database
     from seamhost_persistence_postgres.queries import Queries
-    from seamhost_persistence_postgres.snapshots import Piece
 
 
 class Lease:
@@ -145,7 +144,9 @@ class PostgresWriter:
             digest = hashlib.sha256(self._last_body).hexdigest()
             return SnapshotMark(self._durable, {"digest": digest})
 
-    def save_snapshot(self, mark: SnapshotMark, body: bytes, piece: Piece | None = None) -> None:
+    def save_snapshot(
+        self, mark: SnapshotMark, body: bytes, piece: SnapshotPiece | None = None
+    ) -> None:
         """Keep `body` (and `piece`) as the session's snapshot, fenced by the lease like a write."""
         with self._io:
             if self.lost is not None:
