@@ -13,11 +13,13 @@ The meta line's ``"pieces"`` is null or ``[k, "<chain>"]``: the snapshot has `k`
 the store beside it, ``SnapshotPiece``), which together hold every record of the
 :data:`~seamhost.session.derived.SHOWN` types before `n`: the conversation the model is shown,
 in time linear in the session (each snapshot adds one piece: the records since the last). A
-piece is a line ``piece <start> <stop> <count>`` and the envelope lines of the `count` records
-of those types in [start, stop). The chain is ``c_k = SHA-256(c_(k-1) + piece_k)`` over the
-hex digests (``c_0`` empty), so that a snapshot names all its pieces in a fixed size, and a
-new piece costs its own bytes. :func:`shown_records` checks the pieces a store returns against
-it: pieces that do not check out mean "derive the conversation from the log".
+piece is a line ``piece <start> <stop> <count>`` and a line for each of the `count` records of
+those types in [start, stop): its seq, type, time, ignorable (0 or 1) and data JSON, separated
+by tabs (reading one back parses no JSON; its data is parsed when used). The chain is
+``c_k = SHA-256(c_(k-1) + piece_k)`` over the hex digests (``c_0`` empty), so that a snapshot
+names all its pieces in a fixed size, and a new piece costs its own bytes. :func:`shown_records`
+checks the pieces a store returns against it: pieces that do not check out mean "derive the
+conversation from the log".
 
 `decode` returns None for anything it cannot trust: another version, a digest that does not
 match, another session (id or creation time), or contents that do not hang together (a window
@@ -140,8 +142,14 @@ def _assemble(meta: dict[str, Any], records: list[Record]) -> Derived | None:
 
 
 def piece(records: Iterable[Record], start: int, stop: int) -> bytes:
-    """The piece of the records [start, stop) (given all, in order): those of the shown types."""
-    lines = [r.envelope() + b"\n" for r in records if r.type in SHOWN]
+    """The piece of the records [start, stop) (given all, in order): those of the shown types,
+    a line each: seq, type, time, 1 if ignorable else 0, and the data's JSON, tab-separated (no
+    JSON is parsed to read one back: a record's data is parsed only when it is used)."""
+    lines = [
+        b"%d\t%b\t%d\t%d\t%b\n" % (r.seq, r.type.encode(), r.time, r.ignorable, r.data_json)
+        for r in records
+        if r.type in SHOWN
+    ]
     return b"".join((b"piece %d %d %d\n" % (start, stop, len(lines)), *lines))
 
 
@@ -160,56 +168,42 @@ def shown_records(data: bytes, derived: Derived) -> list[Record] | None:
     if derived.chain is None:
         return None
     count, expected = derived.chain
-    digest, at, covered, last, found = "", 0, 0, -1, []
+    rows = data.split(b"\n")
+    if rows.pop() != b"":  # the pieces end with a line break
+        return None
+    digest, at, row, covered, last, found = "", 0, 0, 0, -1, []
     try:
         for _ in range(count):
-            end = data.index(b"\n", at)
-            words = data[at:end].split(b" ")
+            words = rows[row].split(b" ")
             if len(words) != 4 or words[0] != b"piece":
                 return None
             first, stop, lines = (int(word) for word in words[1:])
-            if first != covered or stop < first:
+            chunk = rows[row + 1 : row + 1 + lines]
+            if first != covered or stop < first or len(chunk) != lines:
                 return None
-            body = end + 1
-            for _ in range(lines):
-                body = data.index(b"\n", body) + 1
-            digest = chain(digest, data[at:body])
-            # One parse for the piece: a record's line never holds a raw line break.
-            parsed = (
-                orjson.loads(b"[%b]" % data[end + 1 : body - 1].replace(b"\n", b","))
-                if lines
-                else []
-            )
-            if len(parsed) != lines:
-                return None
-            for obj in parsed:
-                record = _shown_record(obj)
-                if record is None or not first <= record.seq < stop or record.seq <= last:
+            size = len(rows[row]) + 1 + sum(map(len, chunk)) + lines  # its bytes, line breaks too
+            digest = chain(digest, data[at : at + size])
+            for line in chunk:
+                seq, kind, time, ignorable, data_json = line.split(b"\t", 4)
+                record = Record(
+                    int(seq),
+                    kind.decode(),
+                    int(time),
+                    data_json=data_json,
+                    ignorable=ignorable == b"1",
+                )
+                if record.type not in SHOWN or not first <= record.seq < stop or record.seq <= last:
+                    return None
+                if record.time < 0 or ignorable not in {b"0", b"1"}:
                     return None
                 found.append(record)
                 last = record.seq
-            at, covered = body, stop
-    except ValueError:  # orjson.JSONDecodeError is one
+            at, row, covered = at + size, row + 1 + lines, stop
+    except (ValueError, IndexError):  # a line that does not split in five, a missing line
         return None
-    if at != len(data) or digest != expected or covered != derived.seq:
+    if row != len(rows) or digest != expected or covered != derived.seq:
         return None
     return found
-
-
-def _shown_record(obj: Any) -> Record | None:
-    """The record an envelope of a piece holds, or None when it is not one of a shown type."""
-    if type(obj) is not dict or not obj.keys() <= _KEYS:
-        return None
-    seq, kind, time, data = obj.get("seq"), obj.get("type"), obj.get("time"), obj.get("data")
-    ignorable = obj.get("ignorable", False)
-    if type(seq) is not int or type(time) is not int or type(data) is not dict or kind not in SHOWN:
-        return None
-    if seq < 0 or time < 0 or (ignorable is not True and "ignorable" in obj):
-        return None
-    return Record(seq, kind, time, plain=data, ignorable=ignorable is True)
-
-
-_KEYS = frozenset({"seq", "type", "time", "data", "ignorable"})
 
 
 __all__ = ["chain", "decode", "encode", "piece", "shown_records", "window_lines"]
