@@ -17,7 +17,14 @@ from hypothesis import strategies as st
 from seamhost.errors import EventRejected, UnknownEventType
 from seamhost.jsonvalue import thaw
 from seamhost.session.codec import core_catalog, schema_of
-from seamhost.session.events import CORE_EVENTS, AssistantMessage, Event, ProposedCall, TurnStart
+from seamhost.session.events import (
+    CORE_EVENTS,
+    AssistantMessage,
+    Event,
+    ProposedCall,
+    ToolResultEvent,
+    TurnStart,
+)
 from seamhost.session.live import Session
 from seamhost.session.memory import MemorySessionError, MemoryStore
 from seamhost.session.record import MalformedRecord, Record, parse_envelope
@@ -78,6 +85,19 @@ def test_lossy_data_is_rejected_and_nothing_is_committed(data: dict[str, Any], p
     assert session.next_seq == 0
     assert session.writer.existing() == []
     assert list(MemoryStore().list()) == []
+
+
+@pytest.mark.parametrize("odd", [math.nan, 2**64, -0.0, {1: "x"}, (1, math.inf)])
+def test_a_typed_event_with_lossy_data_is_rejected(odd: Any) -> None:
+    # The schema pre-check answers for losslessness of typed events too (a Mapping field is a
+    # FrozenDict): what it does not accept is still walked, and lossy data refused.
+    session = new_session()
+    event = ToolResultEvent(1, 1, "c1", False, "ok", meta={"k": odd}, value=odd)
+    with pytest.raises(EventRejected, match=r"data\.(meta|value)"):
+        session.append(event)
+    assert session.next_seq == 0
+    ok = session.append(ToolResultEvent(1, 1, "c1", False, "ok", meta={"k": (1, {"x": "y"})}))
+    assert ok.data["meta"]["k"] == (1, {"x": "y"})
 
 
 def test_known_types_are_validated_against_their_schema() -> None:
