@@ -5,8 +5,15 @@ from __future__ import annotations
 import asyncio
 import socket
 import sys
+from pathlib import Path
 
+import pytest
+from seamhost_persistence_jsonl import writing
 from seamhost_persistence_jsonl.idle import TIMER_MARGIN_S, loop_is_idle
+from seamhost_persistence_jsonl.store import JsonlStore
+
+from seamhost.session.live import Session
+from seamhost.testing.persistence import make_header
 
 
 def test_a_loop_running_only_the_caller_is_idle() -> None:
@@ -65,3 +72,35 @@ def test_a_watched_socket_or_a_child_process_makes_the_loop_busy() -> None:
         return with_reader, with_child, loop_is_idle(loop)
 
     assert asyncio.run(main()) == (False, False, True)
+
+
+def test_the_parallel_checkpoints_of_a_step_sync_in_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Eight calls of a step append and flush in parallel tasks: the session's first flush lets
+    # the others join it (Session.flush), so the one write finds the loop idle and syncs in
+    # place instead of handing the sync to the writing thread and waking the loop after it.
+    seen: list[bool] = []
+
+    def spy(loop: asyncio.AbstractEventLoop) -> bool:
+        seen.append(loop_is_idle(loop))
+        return seen[-1]
+
+    monkeypatch.setattr(writing, "loop_is_idle", spy)
+    store = JsonlStore(tmp_path, batch_window_ms=200)
+    session = Session(store.create(make_header("s-1")), flush=lambda s: s.writer.flush())
+    session.append_data("turn/start", {"turn": 1})
+
+    async def call(n: int) -> None:
+        session.append_data("step/start", {"turn": 1, "step": n})
+        await session.flush()
+
+    async def steps() -> None:
+        await session.flush()  # publishing the log
+        for _ in range(3):
+            await asyncio.gather(*(call(n) for n in range(8)))
+
+    asyncio.run(steps())
+    session.close()
+    assert seen == [True] * 4  # one flush per step (and one to publish), each in place
+    assert len(list(store.read("s-1").records())) == 1 + 3 * 8
