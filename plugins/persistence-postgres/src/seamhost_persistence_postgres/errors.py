@@ -188,8 +188,7 @@ class ForeignSession(StorageError, TypeError):
 
 
 class PieceRefused(StorageError, ValueError):
-    """A snapshot piece does not continue the pieces kept: its start is neither 0 nor the seq of
-    the kept snapshot's pieces. Nothing was saved; the kernel ignores it (the log is untouched)."""
+    """A snapshot piece starts neither at 0 nor where the kept pieces end: nothing was saved."""
 
     session_id: str
     start: int
