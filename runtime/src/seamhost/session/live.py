@@ -288,11 +288,10 @@ class Session:
             pending = self._pending
             if pending is None or (pending.started and pending.target < target):
                 break
-            try:  # a flush about to start, or one covering these records: wait for it
-                await _shield(pending.done)
-            except _Abandoned:  # its caller was cancelled before it ended: flush anew
-                continue
-            return
+            # A flush about to start, or one covering these records: wait for it (False: its
+            # caller was cancelled before it ended, so flush anew).
+            if await _shield(pending.done):
+                return
         await self._lead()
 
     async def _lead(self) -> None:
@@ -313,15 +312,18 @@ class Session:
             pending.started = True
             target = pending.target = len(self._records)
             await flush(self)
-        except BaseException as exc:
-            pending.done.set_exception(exc if isinstance(exc, Exception) else _Abandoned())
+        except Exception as exc:
+            pending.done.set_exception(exc)
             pending.done.exception()  # retrieved: the joiners raise it, if any joined
+            raise
+        except BaseException:  # cancelled (or interrupted): the joiners flush anew
+            pending.done.set_result(False)
             raise
         finally:
             if self._pending is pending:
                 self._pending = None
         self._durable = max(self._durable, target)
-        pending.done.set_result(None)
+        pending.done.set_result(True)
         self._snapshots.after_flush(self._records)
 
     def close(self) -> None:
@@ -331,22 +333,19 @@ class Session:
             self._writer.close()
 
 
-class _Abandoned(Exception):
-    """The flush a caller waited for ended without a result (its own caller was cancelled)."""
-
-
 class _Pending:
-    """A flush a session is making: what it covers once `started`, and when it is `done`."""
+    """A flush a session is making: what it covers once `started`, and when it is `done`
+    (True: made; False: abandoned, its caller cancelled; or the flush's error)."""
 
     __slots__ = ("done", "started", "target")
 
-    def __init__(self, done: asyncio.Future[None]) -> None:
+    def __init__(self, done: asyncio.Future[bool]) -> None:
         self.done = done
         self.started = False
         self.target = 0
 
 
-def _shield(future: asyncio.Future[None]) -> Awaitable[None]:
+def _shield(future: asyncio.Future[bool]) -> Awaitable[bool]:
     """`future`, shielded: a waiter cancelled is not the flush cancelled."""
     import asyncio
 
