@@ -49,7 +49,7 @@ class Opened(NamedTuple):
     derived: Derived | None  # the snapshot state opened from; None after a full replay
     # Reads the snapshot's pieces: the shown records before it, or None if they do not check
     # out (`snapshot.shown_records`); None when the snapshot has no pieces.
-    shown: Callable[[], list[Record] | None] | None = None
+    shown: Callable[[], Iterator[Record] | None] | None = None
 
 
 class ResumedRecords:
@@ -131,8 +131,8 @@ def load(writer: SessionWriter) -> Opened:
     return Opened(stored_records, {r.type: r for r in stored_records}, None)
 
 
-def _shown(pieces: Callable[[], bytes], derived: Derived) -> Callable[[], list[Record] | None]:
-    def shown() -> list[Record] | None:
+def _shown(pieces: Callable[[], bytes], derived: Derived) -> Callable[[], Iterator[Record] | None]:
+    def shown() -> Iterator[Record] | None:
         try:
             data = pieces()
         except (SeamhostError, OSError):
