@@ -150,7 +150,7 @@ class _Parsed(Record):
     parsed data set, `_json` left unset (one slot fewer on every record of every read); its
     data JSON is made again when asked for (readers seldom ask)."""
 
-    __slots__ = ()
+    __slots__ = ()  # none of its own: a `_Draft` (Record's slots) becomes one by __class__
 
     @property
     def data_json(self) -> bytes:
