@@ -191,7 +191,7 @@ class JsonlWriter:
                 self._waiters.append(Waiter(self._target(), loop, future))
                 self._wake()
             elif self._published and not self._packed and self._loose < FRAME_TARGET:
-                # A small flush's lean path: one frame, appended (no Batch, no cutting).
+                # A small flush's lean path (design.md §6): one frame, appended, no Batch.
                 lines, first = list(self._lines), self._durable
                 self._deadline, self._writing = None, True
                 job = None
