@@ -3,15 +3,23 @@
 from __future__ import annotations
 
 import asyncio
+import errno
 import json
 import os
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from seamhost_persistence_jsonl.errors import MixedEncoding, SessionExists, WriterClosed
+from seamhost_persistence_jsonl import durable, logfile
+from seamhost_persistence_jsonl.errors import (
+    MixedEncoding,
+    SessionExists,
+    WriteFailed,
+    WriterClosed,
+)
 from seamhost_persistence_jsonl.format import LogEncoder
 from seamhost_persistence_jsonl.store import JsonlStore
 
@@ -397,3 +405,69 @@ def test_a_window_opened_after_flushes_in_place_is_still_written(root: Path) -> 
     session.append_data("step/start", {"turn": 1, "step": 5})
     assert wait_until(lambda: stored_seqs(store) == list(range(6)), timeout=5)
     session.close()
+
+
+def test_a_small_flush_in_place_is_one_frame_durable_before_it_returns(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An idle loop's small flush takes the lean path (one frame, no Batch): its frame is the one
+    # the batch encoder makes, and it is written and synced before the flush returns.
+    store = JsonlStore(root, batch_window_ms=60_000)
+    session = Session(store.create(make_header("s-1")))
+    append_all(session, sample_events())
+    flush(session)
+    log = root / "s-1" / "session.v1.jsonl.zst"
+    before = log.read_bytes()
+    events: list[str] = []
+
+    def write_at(fd: int, data: bytes | Sequence[bytes], offset: int) -> None:
+        events.append("write")
+        durable.write_at(fd, data, offset)
+
+    def sync_data(fd: int) -> None:
+        durable.sync_data(fd)
+        events.append("sync")
+
+    monkeypatch.setattr(logfile, "write_at", write_at)
+    monkeypatch.setattr(logfile, "sync_data", sync_data)
+    monkeypatch.setattr(LogEncoder, "batch_pieces", None)  # the generic path would fail
+    records = [session.append_data("step/start", {"turn": 1, "step": n}) for n in range(3)]
+    flush(session)
+    assert events == ["write", "sync"]
+    frame = LogEncoder("zstd").frame([r.envelope() for r in records], records[0].seq)
+    assert log.read_bytes() == before + frame
+    assert session.writer.status().pending == 0  # type: ignore[attr-defined]
+    session.close()
+    assert stored_seqs(store) == list(range(len(sample_events()) + 3))
+
+
+def test_a_failed_small_flush_in_place_is_reported_cut_back_and_kept_pending(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = JsonlStore(root, batch_window_ms=60_000)
+    session = Session(store.create(make_header("s-1")))
+    append_all(session, sample_events())
+    flush(session)
+    log = root / "s-1" / "session.v1.jsonl.zst"
+    size = log.stat().st_size
+    failures = [OSError(errno.EIO, "I/O error")]
+
+    def failing_sync(fd: int) -> None:
+        if failures:
+            raise failures.pop()
+        durable.sync_data(fd)
+
+    monkeypatch.setattr(logfile, "sync_data", failing_sync)
+    for n in range(3):
+        session.append_data("step/start", {"turn": 1, "step": n})
+    with pytest.raises(WriteFailed) as caught:
+        flush(session)
+    assert (caught.value.operation, caught.value.pending) == ("sync", 3)
+    assert log.stat().st_size == size  # cut back to the last complete frame
+    status = session.writer.status()  # type: ignore[attr-defined]
+    assert (status.pending, status.failed_attempts) == (3, 1)
+    assert status.last_error is caught.value
+    flush(session)  # the next flush retries them
+    assert session.writer.status().pending == 0  # type: ignore[attr-defined]
+    session.close()
+    assert stored_seqs(store) == list(range(len(sample_events()) + 3))

@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from seamhost.session.record import MalformedRecord, parse_envelope, plain_records
+from seamhost.session.record import MalformedRecord, Record, parse_envelope, plain_records
 
 KNOWN = frozenset({"turn/start", "tool/call"})
 VALUES = st.one_of(
@@ -104,3 +105,25 @@ def test_anything_irregular_is_left_to_the_line_by_line_reader() -> None:
         (b"not json", 0),
     ]:
         assert plain_records(chunk, seq, KNOWN) is None, chunk
+
+
+def test_records_built_in_bulk_are_immutable_records() -> None:
+    lines = [
+        b'{"seq":0,"type":"turn/start","time":5,"data":{"turn":1,"a":[1]}}',
+        b'{"seq":1,"type":"vendor/x","time":6,"data":{},"ignorable":true}',
+    ]
+    records = plain_records(b"\n".join(lines), 0, KNOWN)
+    assert records is not None
+    for record in records:
+        assert isinstance(record, Record)
+        assert not hasattr(record, "__dict__")
+        for name in ("seq", "type", "time", "ignorable", "data", "_plain", "_frozen", "other"):
+            with pytest.raises(AttributeError):
+                setattr(record, name, 1)
+    first, second = records
+    assert (first.seq, first.type, first.time, first.ignorable) == (0, "turn/start", 5, False)
+    assert (second.seq, second.type, second.time, second.ignorable) == (1, "vendor/x", 6, True)
+    assert first.data is first.data  # frozen once, then kept
+    with pytest.raises(TypeError):
+        first.data["turn"] = 2
+    assert first.data_json == b'{"turn":1,"a":[1]}'

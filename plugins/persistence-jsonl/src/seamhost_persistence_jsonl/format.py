@@ -238,6 +238,15 @@ class LogEncoder:
             return [b"\n".join([*lines, b""])] if lines else []
         return self.frames(lines, first_seq, frame_cuts(lines), threads=threads)
 
+    def small_batch(self, lines: Sequence[bytes], first_seq: int) -> bytes:
+        """`batch`'s bytes for lines known to fit one frame (their content, each line with its
+        break, under FRAME_TARGET bytes): a small flush's, made without looking for cuts."""
+        content = b"\n".join([*lines, b""])
+        if self.encoding == "none":
+            return content
+        payload = self._compress([content])[0]
+        return frame_header(KIND_RECORDS, payload, first_seq, len(lines)) + payload
+
     def frame(self, lines: Sequence[bytes], first_seq: int) -> bytes:
         """One records frame holding `lines`."""
         return self.frames(lines, first_seq, [len(lines)])[0]

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     import asyncio
 
     from seamhost_persistence_jsonl.errors import StorageError
+    from seamhost_persistence_jsonl.format import LogEncoder
 
 
 @attrs.frozen
@@ -27,6 +28,14 @@ class Batch:
     packed: list[bytes]  # the frames of lines[:packed_lines], compressed ahead
     packed_lines: int
     inline: bool = False  # written by a flush in its caller's thread (an idle loop's)
+
+    def pieces(self, encoder: LogEncoder) -> list[bytes]:
+        """The batch's frames, in order: those packed ahead, then the rest compressed now (on
+        every core when a flush waits for the write)."""
+        threads = -1 if self.waiters or self.inline else 0
+        first = self.first_seq + self.packed_lines
+        rest = encoder.batch_pieces(self.lines[self.packed_lines :], first, threads=threads)
+        return [*self.packed, *rest]
 
 
 @attrs.frozen

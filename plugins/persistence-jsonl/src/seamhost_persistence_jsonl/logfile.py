@@ -95,6 +95,27 @@ class LogFile:
             raise self._failed(step, exc, count) from exc
         self._length = _size(data)
 
+    def commit(
+        self,
+        encode: Callable[[], bytes | Sequence[bytes]],
+        count: int,
+        header: Callable[[], bytes],
+    ) -> StorageError | None:
+        """Make `count` records durable: the whole frames `encode` returns, appended, or the
+        log published with them after `header()` (its header frame) if it is not yet. Returns
+        the storage error if that failed, any other failure (of `encode`, say: a bug) too."""
+        try:
+            data = encode()
+            if self.published:
+                self.append(data, count)
+            else:
+                self.publish([header(), *([data] if isinstance(data, bytes) else data)], count)
+        except StorageError as exc:
+            return exc
+        except Exception as exc:  # a flush waiting for this must hear of any failure
+            return WriteFailed(self.paths.session_id, str(self.path), "write", repr(exc), count)
+        return None
+
     def append(self, data: bytes | Sequence[bytes], count: int) -> None:
         """Add `data` (whole frames) after the last complete frame and sync it."""
         offset = self._length

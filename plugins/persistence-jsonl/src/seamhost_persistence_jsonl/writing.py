@@ -15,7 +15,9 @@ Protocol, as the writing thread of a :class:`JsonlWriter` runs it:
   waits on a bare lock, its bell, and settles a finished flush as the last thing before it
   waits again, so that the loop, once woken, finds the GIL free), and skipped when the loop has
   nothing else to run or watch (:mod:`~seamhost_persistence_jsonl.idle`) and no other write is
-  in progress: the flush then writes and syncs in the caller's thread, keeping nobody waiting.
+  in progress: the flush then writes and syncs in the caller's thread, keeping nobody waiting;
+  a small one (one frame, appended, nothing packed ahead) by a lean path: no `Batch`, no search
+  for cuts, and its accounting and any ring of the thread under one hold of the lock.
 * The first write publishes the log, after taking the session lock; until then nothing of the
   session exists on disk. Later writes are appended and synced; a failed write or sync
   truncates the log back to its last complete frame and keeps the batch queued
@@ -38,11 +40,12 @@ import os
 import threading
 import time
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING
 
 from seamhost import SnapshotMark, jsonvalue
 from seamhost_persistence_jsonl import locking, snapshots
-from seamhost_persistence_jsonl.errors import BatchRejected, StorageError, WriteFailed, WriterClosed
+from seamhost_persistence_jsonl.errors import BatchRejected, StorageError, WriterClosed
 from seamhost_persistence_jsonl.format import FRAME_TARGET, LogEncoder, content_size, frame_cuts
 from seamhost_persistence_jsonl.idle import loop_is_idle
 from seamhost_persistence_jsonl.jobs import Batch, Pack, Waiter, WriterStatus
@@ -186,22 +189,28 @@ class JsonlWriter:
             if self._published and not self._lines:
                 return
             inline = not self._writing and not self._waiters and loop_is_idle(loop)
-            if inline:
-                job = self._batch([], inline=True)
-            else:
+            if not inline:
                 future: asyncio.Future[None] = loop.create_future()
                 self._waiters.append(Waiter(self._target(), loop, future))
                 self._wake()
+            elif self._published and not self._packed and self._loose < FRAME_TARGET:
+                # A small flush's lean path (design.md §6): one frame, appended, no Batch.
+                lines, first = list(self._lines), self._durable
+                self._deadline, self._writing = None, True
+                job = None
+            else:
+                job = self._batch([], inline=True)
         if not inline:
             await future
             return
-        error = self._attempt(job)
-        for waiter in self._finish(job, error):  # flushes from other threads, if any
+        if job is None:
+            count = len(lines)
+            encode = partial(self._encoder.small_batch, lines, first)
+            error = self._file.commit(encode, count, self._header_frame)
+        else:
+            count, error = len(job.lines), self._attempt(job)
+        for waiter in self._finish(count, [], error, inline=True):  # other threads' flushes
             waiter.settle(error)
-        with self._state:  # the thread may wait for this write to end: not woken for nothing
-            busy = self._waiters or self._deadline is not None or self._closing
-            if self._thread is not None and (busy or self._loose >= self._pack_at):
-                self._wake()
         if error is not None:
             raise error
 
@@ -289,7 +298,7 @@ class JsonlWriter:
                 self._pack(job)
             else:
                 error = self._attempt(job)
-                settled = self._finish(job, error)
+                settled = self._finish(len(job.lines), job.waiters, error)
 
     def _pack(self, job: Pack) -> None:
         """Compress full frames ahead of their write (in the writing thread)."""
@@ -307,16 +316,13 @@ class JsonlWriter:
                 self._loose -= content_size(job.lines)
 
     def _attempt(self, job: Batch) -> StorageError | None:
-        """Write `job` (in the writing thread); the error, if it failed."""
-        try:
-            self._write(job)
-        except StorageError as exc:
-            return exc
-        except Exception as exc:  # a waiter must hear of any failure, even a bug
-            return WriteFailed(
-                self._header.session_id, self.path, "write", repr(exc), len(job.lines)
-            )
-        return None
+        """Make `job` durable: publish the log with it, or append it; the error, if it failed."""
+        return self._file.commit(
+            partial(job.pieces, self._encoder), len(job.lines), self._header_frame
+        )
+
+    def _header_frame(self) -> bytes:
+        return self._encoder.header(jsonvalue.dumps(self._header.to_json()))
 
     def _next_job(self) -> Batch | Pack | float | None:
         """The thread's next job (with `_state` held): a write, a frame to pack, how long to
@@ -363,15 +369,19 @@ class JsonlWriter:
         for waiter in waiters:
             waiter.settle(error)
 
-    def _finish(self, job: Batch, error: StorageError | None) -> list[Waiter]:
-        """Account for the write of `job`; the flushes it settles (the caller settles them)."""
+    def _finish(
+        self, count: int, waiters: list[Waiter], error: StorageError | None, *, inline: bool = False
+    ) -> list[Waiter]:
+        """Account for the write of the first `count` queued records, which `waiters` waited
+        for; the flushes it settles (the caller settles them). `inline`: written by a flush in
+        its caller's thread, which the writing thread may be waiting for (rung only if busy)."""
         with self._state:
             self._writing = False
             if error is None:
-                del self._lines[: len(job.lines)]
-                self._durable += len(job.lines)
-                # Every packed frame lies in the batch just written: none is left.
-                self._packed, self._packed_lines = [], 0
+                del self._lines[:count]
+                self._durable += count
+                if self._packed_lines:  # every packed frame lay in the batch just written
+                    self._packed, self._packed_lines = [], 0
                 self._loose = content_size(self._lines)
                 self._pack_at = self._pack_target
                 self._published = True
@@ -381,18 +391,10 @@ class JsonlWriter:
             else:
                 self._failures += 1
                 self._last_error = error
-                settled = [w for w in job.waiters if w in self._waiters]
-            self._waiters = [w for w in self._waiters if w not in settled]
+                settled = [w for w in waiters if w in self._waiters]
+            if settled:
+                self._waiters = [w for w in self._waiters if w not in settled]
+            busy = self._waiters or self._deadline is not None or self._closing
+            if inline and self._thread is not None and (busy or self._loose >= self._pack_at):
+                self._wake()
         return settled
-
-    def _write(self, job: Batch) -> None:
-        """Make the batch durable: publish the log with it, or append it. Raises StorageError."""
-        first = job.first_seq + job.packed_lines
-        threads = -1 if job.waiters or job.inline else 0  # a flush waits: use every core
-        rest = self._encoder.batch_pieces(job.lines[job.packed_lines :], first, threads=threads)
-        pieces = [*job.packed, *rest]
-        if self._file.published:
-            self._file.append(pieces, len(job.lines))
-        else:
-            head = self._encoder.header(jsonvalue.dumps(self._header.to_json()))
-            self._file.publish([head, *pieces], len(job.lines))

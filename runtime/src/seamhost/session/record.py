@@ -150,7 +150,7 @@ class _Parsed(Record):
     parsed data set, `_json` left unset (one slot fewer on every record of every read); its
     data JSON is made again when asked for (readers seldom ask)."""
 
-    __slots__ = ()
+    __slots__ = ()  # none of its own: a `_Draft` (Record's slots) becomes one by __class__
 
     @property
     def data_json(self) -> bytes:
@@ -172,6 +172,24 @@ def committed_record(seq: int, type: str, time: int, line: bytes, *, ignorable: 
     return record
 
 
+class _Draft:
+    """A `_Parsed` record while `plain_records` fills it in: the same slots without the
+    immutability, so that each is stored by plain attribute assignment (which the interpreter
+    specialises) instead of a call to the slot's setter; the filled-in draft then takes its
+    class, `_Parsed`, by ``__class__`` assignment, which Python allows between classes of the
+    same slots. A record costs about 115 ns so made, 305 ns through the setters (measured;
+    design.md §9)."""
+
+    __slots__ = Record.__slots__
+
+    seq: int
+    type: str
+    time: int
+    ignorable: bool
+    _plain: Any
+    _frozen: FrozenDict | None
+
+
 def plain_records(
     lines: bytes | memoryview, seq: int, known: Container[str]
 ) -> list[Record] | None:
@@ -183,22 +201,24 @@ def plain_records(
     holds a raw line break, so each line becomes one element. None when anything is irregular;
     the caller then judges line by line with `parse_envelope`, which says what is wrong. What
     this accepts, `parse_envelope` accepts too, with the same fields. `lines` may be a view of a
-    larger buffer (a reader's frame): it is copied twice, once bracketed and once comma-joined.
+    larger buffer (a reader's frame): it is copied twice, once bracketed and once with a comma
+    before each line break, which also counts the line breaks (the length grows by one a break;
+    `bytes.count` would read the lines a third time, a byte at a time).
     """
     array = b"".join((b"[", lines, b"]"))
-    count = array.count(b"\n") + 1
+    spread = array.replace(b"\n", b",\n")
+    count = len(spread) - len(array) + 1
+    del array
     try:
-        parsed = orjson.loads(array.replace(b"\n", b","))
+        parsed = orjson.loads(spread)
     except orjson.JSONDecodeError:
         return None
     if len(parsed) != count:
         return None
-    records: list[Record] = []
+    records: list[Any] = []
     append = records.append
     # Locals, not globals, in the loop below: it runs once per record of every read.
-    new, cls, unset = _new, _Parsed, None
-    set_seq, set_type, set_time, set_ignorable = _set_seq, _set_type, _set_time, _set_ignorable
-    set_plain, set_frozen = _set_plain, _set_frozen
+    draft, cls, unset = _Draft, _Parsed, None
     for obj in parsed:
         try:  # a JSON array, string or number raises TypeError; a missing key, KeyError
             at, type_, time, data = obj["seq"], obj["type"], obj["time"], obj["data"]
@@ -220,13 +240,14 @@ def plain_records(
             and type(data) is dict
         ):
             return None
-        record = new(cls)  # the slots set in place: records are the hot path of a read
-        set_seq(record, seq)
-        set_type(record, type_)
-        set_time(record, time)
-        set_ignorable(record, ignorable)
-        set_plain(record, data)
-        set_frozen(record, unset)
+        record = draft()  # every slot the record's readers touch is set (only `_json` is not)
+        record.seq = seq
+        record.type = type_
+        record.time = time
+        record.ignorable = ignorable
+        record._plain = data
+        record._frozen = unset
+        record.__class__ = cls  # type: ignore[assignment]
         append(record)
         seq += 1
     return records
