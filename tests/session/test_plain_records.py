@@ -107,6 +107,24 @@ def test_anything_irregular_is_left_to_the_line_by_line_reader() -> None:
         assert plain_records(chunk, seq, KNOWN) is None, chunk
 
 
+def test_lines_are_judged_one_by_one_even_when_they_parse_together() -> None:
+    # A line of two envelopes and a record split over two lines: as many values as lines, and
+    # a bare comma between the lines would parse them as three records; parse_envelope refuses
+    # the first and the last two lines.
+    envelope = b'{"seq":%d,"type":"turn/start","time":0,"data":{"turn":1}}'
+    lines = [
+        envelope % 0 + b"," + envelope % 1,
+        b'{"seq":2,"type":"turn/start","time":0,"data":{"turn":1,"a":[1',
+        b"2]}}",
+    ]
+    for line in lines:
+        with pytest.raises(MalformedRecord):
+            parse_envelope(line)
+    assert plain_records(b"\n".join(lines), 0, KNOWN) is None
+    nested = [b'{"seq":0,"type":"turn/start","time":0,"data":{"a":[[1', b"2]]}}"]
+    assert plain_records(b"\n".join(nested), 0, KNOWN) is None  # one value over two lines
+
+
 def test_records_built_in_bulk_are_immutable_records() -> None:
     lines = [
         b'{"seq":0,"type":"turn/start","time":5,"data":{"turn":1,"a":[1]}}',

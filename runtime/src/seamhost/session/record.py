@@ -197,17 +197,21 @@ def plain_records(
     bulk, when every line plainly holds an envelope, their seqs run from `seq` on and each
     type is in `known` or the record is ``ignorable``.
 
-    The lines are parsed as one JSON array (one call, not one per line): a record's line never
-    holds a raw line break, so each line becomes one element. None when anything is irregular;
-    the caller then judges line by line with `parse_envelope`, which says what is wrong. What
-    this accepts, `parse_envelope` accepts too, with the same fields. `lines` may be a view of a
-    larger buffer (a reader's frame): it is copied twice, once bracketed and once with a comma
-    before each line break, which also counts the line breaks (the length grows by one a break;
-    `bytes.count` would read the lines a third time, a byte at a time).
+    The lines are parsed as one JSON array (one call, not one per line) of one array per line:
+    a record's line never holds a raw line break, so each line becomes one element, and an
+    element of exactly one value is a line of exactly one value. (With a bare comma between the
+    lines, a line holding two envelopes and a record split over two lines would parse as
+    records too, as many as the lines, where `parse_envelope` refuses the lines.) None when
+    anything is irregular; the caller then judges line by line with `parse_envelope`, which says
+    what is wrong. What this accepts, `parse_envelope` accepts too, with the same fields.
+    `lines` may be a view of a larger buffer (a reader's frame): it is copied twice, once
+    bracketed and once with ``],`` and ``[`` around each line break, which also counts the line
+    breaks (the length grows by three a break; `bytes.count` would read the lines a third time,
+    a byte at a time).
     """
-    array = b"".join((b"[", lines, b"]"))
-    spread = array.replace(b"\n", b",\n")
-    count = len(spread) - len(array) + 1
+    array = b"".join((b"[[", lines, b"]]"))
+    spread = array.replace(b"\n", b"],\n[")
+    count = (len(spread) - len(array)) // 3 + 1
     del array
     try:
         parsed = orjson.loads(spread)
@@ -219,7 +223,10 @@ def plain_records(
     append = records.append
     # Locals, not globals, in the loop below: it runs once per record of every read.
     draft, cls, unset = _Draft, _Parsed, None
-    for obj in parsed:
+    for line in parsed:
+        if len(line) != 1:  # the line held two values, or none
+            return None
+        obj = line[0]
         try:  # a JSON array, string or number raises TypeError; a missing key, KeyError
             at, type_, time, data = obj["seq"], obj["type"], obj["time"], obj["data"]
         except (KeyError, TypeError):
