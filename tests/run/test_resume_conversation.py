@@ -9,8 +9,10 @@ snapshot's window is not read to make them (docs/design.md, "Resume snapshots").
 from __future__ import annotations
 
 import asyncio
+import gc
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 from seamhost_persistence_jsonl.snapshots import PIECES_NAME, SNAPSHOT_NAME
@@ -20,6 +22,7 @@ from seamhost.kernel.profile.resolve import resolve_profile
 from seamhost.run.agent import Agent
 from seamhost.run.sessions import create_session, open_session
 from seamhost.session.live import Session
+from seamhost.session.record import Record
 
 
 @pytest.fixture
@@ -116,3 +119,33 @@ def test_damaged_pieces_are_a_replay_of_the_conversation(bundle: Bundle, tmp_pat
     damaged, read_all = messages(bundle, tmp_path)
     assert read_all, "pieces that do not check out: the conversation comes from the log"
     assert damaged == expected
+
+
+def test_deriving_the_conversation_pauses_the_collector_and_restores_it(
+    bundle: Bundle, tmp_path: Path
+) -> None:
+    # The collector is paused while the messages are made (each full collection would walk
+    # them all again), and left as it was found: running, or paused by someone else.
+    session = create_session(bundle, session_id="s-1", cwd=str(tmp_path))
+    write_turns(session, range(1, 3))
+    session.close()
+    seen: list[bool] = []
+    for enabled in (True, False):
+        (gc.enable if enabled else gc.disable)()
+        try:
+            reopened, _ = open_session(bundle, "s-1")
+            agent = Agent(bundle, reopened, workspace=tmp_path)
+            original = agent._observe
+
+            def spy(record: Record, original: Any = original) -> None:
+                seen.append(gc.isenabled())
+                original(record)
+
+            agent._observe = spy  # type: ignore[method-assign]
+            assert agent.messages
+            assert gc.isenabled() is enabled
+            reopened.close()
+        finally:
+            gc.enable()
+    assert seen
+    assert not any(seen)

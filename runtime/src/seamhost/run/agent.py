@@ -20,7 +20,9 @@ a step does not grow with the session's length.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable
+import contextlib
+import gc
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -301,8 +303,9 @@ class Agent:
     def _conversation(self) -> list[dict[str, Any]]:
         if self._messages is None:
             self._messages = []
-            for record in self.session.shown_records():  # from the snapshot's pieces, if any
-                self._observe(record)
+            with _collector_paused():
+                for record in self.session.shown_records():  # from the snapshot's pieces, if any
+                    self._observe(record)
         return self._messages
 
     def _follow(self, record: Record) -> None:
@@ -367,3 +370,18 @@ class Agent:
                     + ("refused without asking." if data["policy"] == "never" else "asked about."),
                 }
             )
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector paused while a conversation is derived: that makes a
+    container or two per message, none in a cycle, and every full collection meanwhile walks
+    them all again (measured at 100k steps: 0.2 to 0.5 s of a 0.9 s derivation, in 2 to 5 full
+    collections). Resumed afterwards, unless it was paused already."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
