@@ -26,6 +26,8 @@ resume derives the conversation the model is shown from the snapshot's pieces (d
 "Resume snapshots"); printed for scale: (c) resume and that conversation, against the same with
 the snapshot moved away (from the whole log), and against serialising the conversation with
 orjson (what the request itself must carry: it grows with the session whatever the store does).
+Seen on a quiet machine: (a) 1.6 / 1.9 / 2.6 ms; (c) 7.4 / 65 / 649 ms against 17 / 296 /
+4454 ms from the log.
 
 Run: ``python tests/bench/bench_resume.py [--sizes 1000,10000,100000] [--runs N]
 [--store jsonl|postgres]``; exits 1 when the target is missed.
