@@ -16,8 +16,7 @@ It also answers for :func:`seamhost.jsonvalue.is_lossless`, which otherwise walk
 second time (0.6 µs an append, measured): whatever it accepts is lossless JSON. Integers are
 held to the 64-bit range, an object may hold no key beyond its schema's properties (any other
 defers), and the parts a schema leaves open (``{}``, an object without properties, an array of
-anything) are judged by ``is_lossless`` itself. An open object may be a ``FrozenDict`` (a dict,
-to the validator too): a typed event's ``Mapping`` field unstructures to one.
+anything) are judged by ``is_lossless`` itself.
 """
 
 from __future__ import annotations
@@ -25,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from seamhost.jsonvalue import INT64_MAX, INT64_MIN, FrozenDict, is_lossless
+from seamhost.jsonvalue import INT64_MAX, INT64_MIN, is_lossless
 
 Quick = Callable[[Any], bool]
 
@@ -98,8 +97,8 @@ class _Writer:
     def _object(self, schema: Mapping[str, Any], var: str) -> str | None:
         properties = schema.get("properties", {})
         required = list(schema.get("required", ()))
-        if not properties and not required:  # an open object: a typed event's Mapping field
-            return f"((type({var}) is dict or type({var}) is _Frozen) and _lossless({var}))"
+        if not properties and not required:
+            return f"(type({var}) is dict and _lossless({var}))"
         if not set(required) <= set(properties):
             return None  # a required key without a property schema: keep it simple
         body = ["if type(value) is not dict:", "    return False"]
@@ -143,7 +142,6 @@ def compile_quick(schema: Mapping[str, Any]) -> Quick:
         "_MIN": INT64_MIN,
         "_MAX": INT64_MAX,
         "_lossless": is_lossless,
-        "_Frozen": FrozenDict,
         **writer.constants,
     }
     exec(compile(source, "<quickcheck>", "exec"), namespace)  # generated from our own schema
