@@ -13,8 +13,9 @@ only: plain logs carry no checksums, so a flipped bit inside a string is not dam
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -202,31 +203,31 @@ def test_opening_from_snapshots_is_a_replay_or_a_refusal_many(
     run_case(steps, interval, what)
 
 
+@contextlib.contextmanager
+def reopened(steps: list[tuple[str, int, int]], interval: int) -> Iterator[Session]:
+    """The session `steps` write (snapshots every `interval` records), opened again."""
+    with tempfile.TemporaryDirectory() as directory:
+        root = Path(directory) / "store"
+        write(root, steps, interval)
+        session = Session(JsonlStore(root).open("s-1"))
+        try:
+            yield session
+        finally:
+            session.close()
+
+
 def test_a_snapshot_is_used_when_one_fits() -> None:
     """The property above is not vacuous: undamaged, such a session opens from its snapshot."""
-    steps = [("user/message", n, 1) for n in range(20)]
-    with tempfile.TemporaryDirectory() as directory:
-        root = Path(directory) / "store"
-        write(root, steps, interval=3)
-        session = Session(JsonlStore(root).open("s-1"))
-        try:
-            assert session.resumed is not None
-            # The last one due: after 3 records, or half the window once that is more.
-            assert 21 - session.resumed.seq <= max(3, session.resumed.seq // 2)
-            assert session.resumed.seq > 3
-        finally:
-            session.close()
+    with reopened([("user/message", n, 1) for n in range(20)], interval=3) as session:
+        assert session.resumed is not None
+        # The last one due: after 3 records, or half the window once that is more.
+        assert 21 - session.resumed.seq <= max(3, session.resumed.seq // 2)
+        assert session.resumed.seq > 3
     turns = [(kind, n, n % 2) for n in range(2, 12) for kind in ("turn/start", "user/message")]
-    with tempfile.TemporaryDirectory() as directory:
-        root = Path(directory) / "store"
-        write(root, turns, interval=3)
-        session = Session(JsonlStore(root).open("s-1"))
-        try:
-            assert session.resumed is not None
-            assert session.resumed.window_start > 0
-            assert session.resumed.chain is not None  # it has pieces, and they check out:
-            shown = list(session.shown_records())
-            assert [r.type for r in shown] == ["turn/start", *["turn/start", "user/message"] * 10]
-            assert not session._records.loaded  # the log before the window was not read
-        finally:
-            session.close()
+    with reopened(turns, interval=3) as session:
+        assert session.resumed is not None
+        assert session.resumed.window_start > 0
+        assert session.resumed.chain is not None  # it has pieces, and they check out:
+        shown = list(session.shown_records())
+        assert [r.type for r in shown] == ["turn/start", *["turn/start", "user/message"] * 10]
+        assert not session._records.loaded  # the log before the window was not read

@@ -25,7 +25,7 @@ from seamhost.session.store import SnapshotPiece, SnapshotWriter
 from seamhost.testing.persistence_samples import append_all, envelopes, make_header, sample_events
 
 if TYPE_CHECKING:
-    from seamhost.session.store import SessionStore, SessionWriter
+    from seamhost.session.store import SessionStore, SessionWriter, SnapshotMark
     from seamhost.testing.persistence_backend import StoreBackend
 
 
@@ -132,10 +132,8 @@ class SnapshotContract:
         assert mark.seq == session.next_seq
         session.close()
 
-    @pytest.mark.parametrize("kind", ["garbage", "foreign", "inconsistent"])
-    def test_a_snapshot_the_kernel_cannot_trust_is_a_full_replay(
-        self, store: SessionStore, kind: str
-    ) -> None:
+    def one_turn(self, store: SessionStore) -> tuple[Session, SnapshotWriter, SnapshotMark]:
+        """A session of one flushed turn that keeps no snapshot itself, its writer and mark."""
         session = live(self.keeping(store), interval=0)
         append_all(session, turn_events(1, ended=True))
         flushed(session)
@@ -143,6 +141,13 @@ class SnapshotContract:
         assert isinstance(writer, SnapshotWriter)
         mark = writer.snapshot_mark()
         assert mark is not None
+        return session, writer, mark
+
+    @pytest.mark.parametrize("kind", ["garbage", "foreign", "inconsistent"])
+    def test_a_snapshot_the_kernel_cannot_trust_is_a_full_replay(
+        self, store: SessionStore, kind: str
+    ) -> None:
+        session, writer, mark = self.one_turn(store)
         state = replay(list(session.records))
         if kind == "garbage":
             body = b"not a snapshot\n"
@@ -255,13 +260,7 @@ class SnapshotContract:
         reopened.close()
 
     def test_pieces_that_do_not_check_out_mean_the_log_is_read(self, store: SessionStore) -> None:
-        session = live(self.keeping(store), interval=0)
-        append_all(session, turn_events(1, ended=True))
-        flushed(session)
-        writer = session.writer
-        assert isinstance(writer, SnapshotWriter)
-        mark = writer.snapshot_mark()
-        assert mark is not None
+        session, writer, mark = self.one_turn(store)
         records = list(session.records)
         state = replay(records)
         right = snapshot.piece(records, 0, len(records))
