@@ -116,6 +116,24 @@ def test_unknown_types_need_the_ignorable_flag() -> None:
     assert session.append_data("plugin/thing", {}, ignorable=True).ignorable
 
 
+def test_a_committed_record_is_an_immutable_record() -> None:
+    # Made as an assignable draft of its slots, then given its class: what comes out is a
+    # plain immutable Record, equal to one made from the same envelope.
+    record = new_session().append_data("turn/start", {"turn": 1})
+    assert isinstance(record, Record)
+    assert not hasattr(record, "__dict__")
+    for name in ("seq", "type", "time", "ignorable", "_plain", "_frozen", "_line", "other"):
+        with pytest.raises(AttributeError):
+            setattr(record, name, 1)
+    assert record == parse_envelope(record.envelope())
+    assert (record.seq, record.type, record.ignorable, record.data_json) == (
+        0,
+        "turn/start",
+        False,
+        b'{"turn":1}',
+    )
+
+
 def test_committed_data_is_frozen() -> None:
     session = new_session()
     data: dict[str, Any] = {
