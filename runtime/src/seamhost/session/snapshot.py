@@ -13,13 +13,15 @@ The meta line's ``"pieces"`` is null or ``[k, "<chain>"]``: the snapshot has `k`
 the store beside it, ``SnapshotPiece``), which together hold every record of the
 :data:`~seamhost.session.derived.SHOWN` types before `n`: the conversation the model is shown,
 in time linear in the session (each snapshot adds one piece: the records since the last). A
-piece is a line ``piece <start> <stop> <count>`` and a line for each of the `count` records of
-those types in [start, stop): its seq, type, time, ignorable (0 or 1) and data JSON, separated
-by tabs (reading one back parses no JSON; its data is parsed when used). The chain is
-``c_k = SHA-256(c_(k-1) + piece_k)`` over the hex digests (``c_0`` empty), so that a snapshot
-names all its pieces in a fixed size, and a new piece costs its own bytes. :func:`shown_records`
-checks the pieces a store returns against it: pieces that do not check out mean "derive the
-conversation from the log".
+piece is a line ``piece <start> <stop> <count> <size>`` and `size` bytes, a zstd frame of a line
+for each of the `count` records of those types in [start, stop): its seq, type, time,
+ignorable (0 or 1) and data JSON, separated by tabs (reading one back parses no JSON; its data
+is parsed when used). Uncompressed, the pieces of a session of tool calls were four times its
+compressed log (34 against 8.4 MB at 100k steps); compressed, a fifth of it (1.8 MB). The
+chain is ``c_k = SHA-256(c_(k-1) + piece_k)`` over the hex digests (``c_0`` empty), so that a
+snapshot names all its pieces in a fixed size, and a new piece costs its own bytes.
+:func:`shown_records` checks the pieces a store returns against it: pieces that do not check
+out mean "derive the conversation from the log".
 
 `decode` returns None for anything it cannot trust: another version, a digest that does not
 match, another session (id or creation time), or contents that do not hang together (a window
@@ -42,6 +44,7 @@ if TYPE_CHECKING:
     from seamhost.session.store import SessionHeader
 
 MAGIC = b"seamhost-snapshot"
+PIECE_LEVEL = 3  # zstd level of a piece's lines: the log's own
 VERSION = 2  # bump when Derived's contents or meaning change: older snapshots then replay
 # 2: pieces (the records the conversation is derived from)
 
@@ -144,13 +147,17 @@ def _assemble(meta: dict[str, Any], records: list[Record]) -> Derived | None:
 def piece(records: Iterable[Record], start: int, stop: int) -> bytes:
     """The piece of the records [start, stop) (given all, in order): those of the shown types,
     a line each: seq, type, time, 1 if ignorable else 0, and the data's JSON, tab-separated (no
-    JSON is parsed to read one back: a record's data is parsed only when it is used)."""
+    JSON is parsed to read one back: a record's data is parsed only when it is used); the lines
+    compressed as one zstd frame, after a header line that gives its size."""
+    import zstandard  # here: a session that keeps no snapshot never loads it
+
     lines = [
         b"%d\t%b\t%d\t%d\t%b\n" % (r.seq, r.type.encode(), r.time, r.ignorable, r.data_json)
         for r in records
         if r.type in SHOWN
     ]
-    return b"".join((b"piece %d %d %d\n" % (start, stop, len(lines)), *lines))
+    body = zstandard.ZstdCompressor(level=PIECE_LEVEL).compress(b"".join(lines))
+    return b"piece %d %d %d %d\n%b" % (start, stop, len(lines), len(body), body)
 
 
 def chain(previous: str, piece: bytes) -> str:
@@ -176,24 +183,27 @@ def shown_records(data: bytes, derived: Derived) -> Iterator[Record] | None:
 
 def _checked(data: bytes, derived: Derived) -> list[list[bytes]] | None:
     """The lines of each piece in `data`, when all of it checks out against `derived`."""
+    import zstandard  # here: a session that keeps no snapshot never loads it
+
     if derived.chain is None:
         return None
     count, expected = derived.chain
-    rows = data.split(b"\n")
-    if rows.pop() != b"":  # the pieces end with a line break
-        return None
-    digest, at, row, covered, last, pieces = "", 0, 0, 0, -1, []
+    decompress = zstandard.ZstdDecompressor().decompress
+    digest, at, covered, last, pieces = "", 0, 0, -1, []
     try:
         for _ in range(count):
-            words = rows[row].split(b" ")
-            if len(words) != 4 or words[0] != b"piece":
+            end = data.index(b"\n", at)
+            words = data[at:end].split(b" ")
+            if len(words) != 5 or words[0] != b"piece":
                 return None
-            first, stop, lines = (int(word) for word in words[1:])
-            chunk = rows[row + 1 : row + 1 + lines]
-            if first != covered or stop < first or len(chunk) != lines:
+            first, stop, lines, size = (int(word) for word in words[1:])
+            body = data[end + 1 : end + 1 + size]
+            if first != covered or stop < first or len(body) != size:
                 return None
-            size = len(rows[row]) + 1 + sum(map(len, chunk)) + lines  # its bytes, line breaks too
-            digest = chain(digest, data[at : at + size])
+            digest = chain(digest, data[at : end + 1 + size])
+            chunk = decompress(body).split(b"\n")
+            if chunk.pop() != b"" or len(chunk) != lines:  # each line ends with a line break
+                return None
             for line in chunk:
                 seq_, kind, time, ignorable, _ = line.split(b"\t", 4)
                 seq = int(seq_)
@@ -203,10 +213,10 @@ def _checked(data: bytes, derived: Derived) -> list[list[bytes]] | None:
                     return None
                 last = seq
             pieces.append(chunk)
-            at, row, covered = at + size, row + 1 + lines, stop
-    except (ValueError, IndexError):  # a line that does not split in five, a missing line
+            at, covered = end + 1 + size, stop
+    except (ValueError, zstandard.ZstdError):  # a line that does not split in five, bad zstd
         return None
-    if row != len(rows) or digest != expected or covered != derived.seq:
+    if at != len(data) or digest != expected or covered != derived.seq:
         return None
     return pieces
 

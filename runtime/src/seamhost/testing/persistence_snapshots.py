@@ -21,6 +21,7 @@ from seamhost.errors import SeamhostError, SessionDamaged
 from seamhost.session import snapshot
 from seamhost.session.derived import SHOWN, replay
 from seamhost.session.live import Session
+from seamhost.session.record import Record
 from seamhost.session.store import SnapshotPiece, SnapshotWriter
 from seamhost.testing.persistence_samples import append_all, envelopes, make_header, sample_events
 
@@ -265,7 +266,8 @@ class SnapshotContract:
         state = replay(records)
         right = snapshot.piece(records, 0, len(records))
         state.chain = (1, snapshot.chain("", right))  # the document names the right piece
-        wrong = right.replace(b'"turn":1', b'"turn":7', 1)  # the store holds another
+        other = [*records[:-1], Record(records[-1].seq, "user/message", 1, plain={"x": 1})]
+        wrong = snapshot.piece(other, 0, len(records))  # the store holds another piece
         writer.save_snapshot(mark, snapshot.encode(state, session.header), SnapshotPiece(0, wrong))
         session.close()
         reopened = live(store.open("s-1"), interval=1)
