@@ -209,3 +209,30 @@ def test_the_fold_counts_each_call_once_however_many_attempts() -> None:
     read = [parse_envelope(r.envelope()) for r in live]  # as a store reads them back
     for records in (live, read):
         assert replay(records).usage["tool_calls"] == 2
+
+
+def test_pieces_are_decompressed_only_once_their_chain_checks_out(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A piece is a zstd frame: bytes that do not match the document's chain are refused before
+    # anything is decompressed (a damaged or planted frame may claim any size).
+    import zstandard
+
+    records = records_of(2)
+    data = snapshot.piece(records, 0, len(records))
+    state = replay(records)
+    state.chain = (1, snapshot.chain("", data))
+    shown = snapshot.shown_records(data, state)
+    assert shown is not None
+    assert list(shown) == [r for r in records if r.type in SHOWN]
+
+    def refuse(self: object, *args: object, **kwargs: object) -> bytes:
+        raise AssertionError("decompressed before the chain was checked")
+
+    monkeypatch.setattr(zstandard.ZstdDecompressor, "decompress", refuse)
+    damaged = data[:-1] + bytes([data[-1] ^ 1])
+    assert snapshot.shown_records(damaged, state) is None
+    assert snapshot.shown_records(data + data, state) is None  # more pieces than it names
+    other = replay(records)
+    other.chain = (1, "0" * 64)
+    assert snapshot.shown_records(data, other) is None

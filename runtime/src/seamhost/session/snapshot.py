@@ -182,14 +182,15 @@ def shown_records(data: bytes, derived: Derived) -> Iterator[Record] | None:
 
 
 def _checked(data: bytes, derived: Derived) -> list[list[bytes]] | None:
-    """The lines of each piece in `data`, when all of it checks out against `derived`."""
+    """The lines of each piece in `data`, when all of it checks out against `derived`: the
+    chain and the ranges first, so that nothing is decompressed before the bytes are known to
+    be the ones the kernel made, then every line."""
     import zstandard  # here: a session that keeps no snapshot never loads it
 
     if derived.chain is None:
         return None
     count, expected = derived.chain
-    decompress = zstandard.ZstdDecompressor().decompress
-    digest, at, covered, last, pieces = "", 0, 0, -1, []
+    digest, at, covered, bodies = "", 0, 0, []
     try:
         for _ in range(count):
             end = data.index(b"\n", at)
@@ -201,6 +202,15 @@ def _checked(data: bytes, derived: Derived) -> list[list[bytes]] | None:
             if first != covered or stop < first or len(body) != size:
                 return None
             digest = chain(digest, data[at : end + 1 + size])
+            bodies.append((first, stop, lines, body))
+            at, covered = end + 1 + size, stop
+    except ValueError:  # a header without its line break, a count that is not a number
+        return None
+    if at != len(data) or digest != expected or covered != derived.seq:
+        return None
+    decompress, last, pieces = zstandard.ZstdDecompressor().decompress, -1, []
+    try:
+        for first, stop, lines, body in bodies:
             chunk = decompress(body).split(b"\n")
             if chunk.pop() != b"" or len(chunk) != lines:  # each line ends with a line break
                 return None
@@ -213,10 +223,7 @@ def _checked(data: bytes, derived: Derived) -> list[list[bytes]] | None:
                     return None
                 last = seq
             pieces.append(chunk)
-            at, covered = end + 1 + size, stop
     except (ValueError, zstandard.ZstdError):  # a line that does not split in five, bad zstd
-        return None
-    if at != len(data) or digest != expected or covered != derived.seq:
         return None
     return pieces
 
