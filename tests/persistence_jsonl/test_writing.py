@@ -407,16 +407,21 @@ def test_a_window_opened_after_flushes_in_place_is_still_written(root: Path) -> 
     session.close()
 
 
+def published(root: Path) -> tuple[JsonlStore, Session, Path]:
+    """A session whose log holds the sample events, flushed (no window closes on its own)."""
+    store = JsonlStore(root, batch_window_ms=60_000)
+    session = Session(store.create(make_header("s-1")))
+    append_all(session, sample_events())
+    flush(session)
+    return store, session, root / "s-1" / "session.v1.jsonl.zst"
+
+
 def test_a_small_flush_in_place_is_one_frame_durable_before_it_returns(
     root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # An idle loop's small flush takes the lean path (one frame, no Batch): its frame is the one
     # the batch encoder makes, and it is written and synced before the flush returns.
-    store = JsonlStore(root, batch_window_ms=60_000)
-    session = Session(store.create(make_header("s-1")))
-    append_all(session, sample_events())
-    flush(session)
-    log = root / "s-1" / "session.v1.jsonl.zst"
+    store, session, log = published(root)
     before = log.read_bytes()
     events: list[str] = []
 
@@ -444,11 +449,7 @@ def test_a_small_flush_in_place_is_one_frame_durable_before_it_returns(
 def test_a_failed_small_flush_in_place_is_reported_cut_back_and_kept_pending(
     root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    store = JsonlStore(root, batch_window_ms=60_000)
-    session = Session(store.create(make_header("s-1")))
-    append_all(session, sample_events())
-    flush(session)
-    log = root / "s-1" / "session.v1.jsonl.zst"
+    store, session, log = published(root)
     size = log.stat().st_size
     failures = [OSError(errno.EIO, "I/O error")]
 
