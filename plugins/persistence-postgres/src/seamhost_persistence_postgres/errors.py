@@ -44,6 +44,13 @@ class QueryFailed(StorageError, ConnectionError):
         return f"persistence-postgres: the database at {self.where} failed ({self.cause}); retry"
 
 
+def cause_of(exc: BaseException) -> str:
+    """What a failed statement's error says, for `QueryFailed`: its first line (its type's name
+    when it says nothing)."""
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
+
+
 class SessionNotFound(StorageError, SessionMissing):
     """No session has this id in the store's schema."""
 

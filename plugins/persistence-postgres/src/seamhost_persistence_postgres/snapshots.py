@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 import psycopg
 
-from seamhost_persistence_postgres.errors import PieceRefused, QueryFailed
+from seamhost_persistence_postgres.errors import PieceRefused, QueryFailed, cause_of
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -80,7 +80,7 @@ def pieces(db: Database, q: Queries, session_id: str, seq: int) -> Callable[[], 
         try:
             rows = db.rows(q["pieces"], (session_id, seq))
         except psycopg.Error as exc:  # db.rows retries a dropped connection, not the rest
-            raise QueryFailed(db.where, str(exc).strip() or type(exc).__name__) from exc
+            raise QueryFailed(db.where, cause_of(exc)) from exc
         return b"".join(bytes(row[0]) for row in rows)
 
     return read

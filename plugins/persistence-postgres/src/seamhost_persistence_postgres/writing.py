@@ -46,6 +46,7 @@ from seamhost_persistence_postgres.errors import (
     StorageError,
     WriteFailed,
     WriterClosed,
+    cause_of,
 )
 
 if TYPE_CHECKING:
@@ -160,7 +161,7 @@ class PostgresWriter:
                     self._diagnose(conn, mark.seq)
             except psycopg.Error as exc:
                 self._drop()
-                raise QueryFailed(self._db.where, _cause(exc)) from exc
+                raise QueryFailed(self._db.where, cause_of(exc)) from exc
 
     def submit(self, record: Record) -> None:
         """Queue `record`; raises `BatchRejected` unless its seq is the next one."""
@@ -237,7 +238,7 @@ class PostgresWriter:
                         self._commit(batch, first)  # once more, on a fresh connection
                     except psycopg.Error:
                         self._drop()
-                        raise WriteFailed(self.session_id, _cause(exc), len(batch)) from exc
+                        raise WriteFailed(self.session_id, cause_of(exc), len(batch)) from exc
             with self._state:
                 del self._pending[: len(batch)]
                 self._durable = first + len(batch)
@@ -387,8 +388,3 @@ class PostgresWriter:
             if self.lease.epoch and time.monotonic() >= next_renewal:
                 self.renew()
                 next_renewal = time.monotonic() + renew_every
-
-
-def _cause(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return text[0] if text else type(exc).__name__
