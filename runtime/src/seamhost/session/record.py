@@ -147,17 +147,30 @@ class _Parsed(Record):
     parsed data set, `_json` left unset (one slot fewer on every record of every read); its
     data JSON is made again when asked for (readers seldom ask)."""
 
-    __slots__ = ()  # none of its own: a `_Draft` (Record's slots) becomes one by __class__
+    __slots__ = ()  # none of its own: a `_ParsedDraft` becomes one by __class__ assignment
 
     @property
     def data_json(self) -> bytes:
         return jsonvalue.dumps(self._plain)
 
 
+# Drafts: a record while it is filled in, with its class's slots and without the immutability,
+# so that each slot is stored by plain attribute assignment (which the interpreter specialises)
+# instead of a call to the slot's setter; the filled-in draft then takes its class by
+# ``__class__`` assignment, which Python allows between classes of the same base and slots. A
+# bulk-read record costs about 115 ns so made, 305 through the setters; an append's record 0.18
+# against 0.41 µs (measured; design.md §9).
+
+
+class _ParsedDraft(Record):
+    """A `_Parsed` record while `plain_records` fills it in."""
+
+    __slots__ = ()
+    __setattr__ = object.__setattr__  # type: ignore[assignment]  # the generic one, specialised
+
+
 class _CommittedDraft(Record):
-    """A `_Committed` record while `committed_record` fills it in: its slots, assignable (as
-    `_Draft` is for `_Parsed`); it then takes its class by ``__class__`` assignment. A record
-    of every append costs 0.18 µs so made, 0.41 through the slots' setters (measured)."""
+    """A `_Committed` record while `committed_record` fills it in."""
 
     __slots__ = ("_line",)
     __setattr__ = object.__setattr__  # type: ignore[assignment]  # the generic one, specialised
@@ -179,24 +192,6 @@ def committed_record(seq: int, type: str, time: int, line: bytes, *, ignorable: 
     record._line = line
     record.__class__ = _Committed  # type: ignore[assignment]
     return record
-
-
-class _Draft:
-    """A `_Parsed` record while `plain_records` fills it in: the same slots without the
-    immutability, so that each is stored by plain attribute assignment (which the interpreter
-    specialises) instead of a call to the slot's setter; the filled-in draft then takes its
-    class, `_Parsed`, by ``__class__`` assignment, which Python allows between classes of the
-    same slots. A record costs about 115 ns so made, 305 ns through the setters (measured;
-    design.md §9)."""
-
-    __slots__ = Record.__slots__
-
-    seq: int
-    type: str
-    time: int
-    ignorable: bool
-    _plain: Any
-    _frozen: FrozenDict | None
 
 
 def plain_records(
@@ -231,7 +226,7 @@ def plain_records(
     records: list[Any] = []
     append = records.append
     # Locals, not globals, in the loop below: it runs once per record of every read.
-    draft, cls, unset = _Draft, _Parsed, None
+    new, draft, cls, unset = _new, _ParsedDraft, _Parsed, None
     for line in parsed:
         if len(line) != 1:  # the line held two values, or none
             return None
@@ -256,7 +251,7 @@ def plain_records(
             and type(data) is dict
         ):
             return None
-        record = draft()  # every slot the record's readers touch is set (only `_json` is not)
+        record = new(draft)  # every slot the record's readers touch is set (only `_json` is not)
         record.seq = seq
         record.type = type_
         record.time = time
