@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 
 MAGIC = b"seamhost-snapshot"
 PIECE_LEVEL = 3  # zstd level of a piece's lines: the log's own
+_SHOWN = frozenset(kind.encode() for kind in SHOWN)  # as a piece's lines spell them
 VERSION = 2  # bump when Derived's contents or meaning change: older snapshots then replay
 # 2: pieces (the records the conversation is derived from)
 
@@ -229,15 +230,14 @@ def _checked(data: bytes, derived: Derived) -> list[list[bytes]] | None:
 
 
 def _records(pieces: list[list[bytes]]) -> Iterator[Record]:
+    # Each line is split again here rather than kept split by `_checked`: its parts kept for a
+    # whole session would be a container per line for the collector to walk (`shown_records`).
     for chunk in pieces:
         for line in chunk:
             seq, kind, time, ignorable, data_json = line.split(b"\t", 4)
             yield Record(
                 int(seq), kind.decode(), int(time), data_json=data_json, ignorable=ignorable == b"1"
             )
-
-
-_SHOWN = frozenset(kind.encode() for kind in SHOWN)
 
 
 __all__ = ["chain", "decode", "encode", "piece", "shown_records", "window_lines"]
