@@ -91,6 +91,10 @@ def test_a_durable_store_writes_under_the_tests_directory(
 ) -> None:
     home = tmp_path / "the-testers-home"
     monkeypatch.setenv("SEAMHOST_HOME", str(home))
+    # Compiled schemas are this process's cache, under its own SEAMHOST_HOME unless
+    # SEAMHOST_CACHE says otherwise: kept apart, so that the test does not depend on whether an
+    # earlier test compiled them already.
+    monkeypatch.setenv("SEAMHOST_CACHE", str(tmp_path / "process-cache"))
     run = seamhost_run(POLICY + "[plugins.persistence-jsonl]\n", SCENARIO)
     assert run.outcomes["c-read"] == "ok"
     assert run.bundle.store.name == "persistence-jsonl"

@@ -57,6 +57,11 @@ class CommittedRecords:
     def __len__(self) -> int:
         return self._start + len(self._lines)
 
+    def size(self) -> int:
+        """The bytes of every record's envelope line, a line break after each."""
+        opened = sum(len(record.envelope()) + 1 for record in self._opened)
+        return opened + sum(map(len, self._lines)) + len(self._lines)
+
     def _made(self, index: int) -> Record:
         seq = self._start + index
         return committed_record(
