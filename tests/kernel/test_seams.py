@@ -141,6 +141,31 @@ def test_seam_session_event(make_bundle: BundleMaker) -> None:
     assert list(session.records) == [record], "a raising observer never undoes the append"
 
 
+ASYNC_OBSERVER = """
+seen = []
+@hookimpl
+async def session_event(self, session, record):
+    Plugin.seen.append(record.seq)
+"""
+
+
+def test_seam_session_event_one_observer_alone(
+    make_bundle: BundleMaker, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A seam's one observer is called directly (no loop over observers), with the same
+    rules: its raise is logged and contained, and a coroutine it returns is run."""
+    broken = "@hookimpl\ndef session_event(self, session, record):\n    raise RuntimeError('x')\n"
+    alone = make_bundle({"broken": plugin_source(broken, name="broken")})
+    session = create_session(alone)
+    with caplog.at_level("WARNING", logger="seamhost.seams"):
+        record = session.append(TurnStart(turn=1))
+    assert list(session.records) == [record], "a raising observer never undoes the append"
+    assert "session/event observer 'broken' failed: RuntimeError: x" in caplog.text
+    watching = make_bundle({"watch": plugin_source(ASYNC_OBSERVER, name="watch")})
+    create_session(watching).append(TurnStart(turn=1))  # no running loop: run to its end
+    assert plugin_state(watching, "watch").seen == [0]
+
+
 FLUSHER = """
 flushed = []
 @hookimpl

@@ -266,6 +266,39 @@ def notify(seam: str, impls: Sequence[Impl], args: tuple[Any, ...], *, trace: Tr
             _run_observer(seam, impl.plugin, result)
 
 
+def notifier(seam: str, impls: Sequence[Impl], *, trace: Tracer) -> Callable[..., None]:
+    """A function of the seam's arguments that does what `notify` does with them.
+
+    For one observer and no tracing (a session's one ``session/event`` plugin, say) it calls
+    the observer itself: one frame fewer on every record and every result.
+    """
+    if not impls:
+        return _nobody
+    if len(impls) != 1 or trace.enabled:
+        return functools.partial(_notify_all, seam, impls, trace)
+    impl = impls[0]
+    call, plugin = impl.call, impl.plugin
+
+    def notify_one(*args: Any) -> None:
+        try:
+            result = call(*args)
+        except Exception as exc:
+            _log_failure(seam, plugin, exc)
+            return
+        if result is not None and awaitable(result):
+            _run_observer(seam, plugin, result)
+
+    return notify_one
+
+
+def _nobody(*args: Any) -> None:
+    """The notifier of a seam nobody observes."""
+
+
+def _notify_all(seam: str, impls: Sequence[Impl], trace: Tracer, *args: Any) -> None:
+    notify(seam, impls, args, trace=trace)
+
+
 def _run_observer(seam: str, plugin: str, awaitable: Awaitable[Any]) -> None:
     import asyncio
 

@@ -75,8 +75,10 @@ class Seams:
                 )
                 for impl in reversed(caller.get_hookimpls())
             )
-        self._session_event = self._impls["session/event"]
-        self._tools_result = self._impls["tools/result"]
+        self._notifiers = {
+            seam: dispatch.notifier(seam, self._impls[seam], trace=self._trace)
+            for seam in ("session/event", "tools/result")
+        }
         self._execute_chain: tuple[Any, Callable[[ToolExecution], Awaitable[ToolResult]]] | None
         self._execute_chain = None
 
@@ -157,13 +159,13 @@ class Seams:
 
     def session_event(self, session: Session, record: Record) -> None:
         """``session/event``: notify observers of a committed record."""
-        if self._session_event:
-            dispatch.notify(
-                "session/event",
-                self._session_event,
-                (session, record),
-                trace=self._trace,
-            )
+        self._notifiers["session/event"](session, record)
+
+    def observer(self, seam: str) -> Callable[..., None]:
+        """The function that notifies the observers of `seam` (``session/event`` or
+        ``tools/result``), as the seam's method does: for a caller that notifies on every
+        record or result, one frame fewer each time."""
+        return self._notifiers[seam]
 
     async def session_flush(self, session: Session) -> None:
         """``session/flush``: the barrier; raises `SeamUnavailable` when nobody implements it."""
@@ -278,13 +280,7 @@ class Seams:
 
     def tools_result(self, call: ToolInvocation | None, result: ToolResult) -> None:
         """``tools/result``: notify observers; their failures never change the result."""
-        if self._tools_result:
-            dispatch.notify(
-                "tools/result",
-                self._tools_result,
-                (call, result),
-                trace=self._trace,
-            )
+        self._notifiers["tools/result"](call, result)
 
 
 def _provide(seam: str, impl: Impl, *args: Any) -> Any:

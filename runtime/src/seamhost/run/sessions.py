@@ -59,7 +59,7 @@ def model_identity(bundle: Bundle) -> dict[str, Any] | None:
 def bind_session(bundle: Bundle, writer: SessionWriter) -> Session:
     """A live session over `writer` whose events and flushes go through `bundle`'s seams."""
     seams = bundle.seams
-    on_event = seams.session_event if seams.has("session/event") else None
+    on_event = seams.observer("session/event") if seams.has("session/event") else None
     return Session(writer, on_event=on_event, flush=seams.session_flush, catalog=bundle.catalog)
 
 

@@ -242,7 +242,9 @@ class Session:
             if time is None:
                 clock = self._clock
                 time = _time_ns() // 1_000_000 if clock is now_ms else clock()
-            time = max(time, self._last_time)  # time never goes backwards
+            last = self._last_time
+            if time < last:  # noqa: PLR1730  # time never goes backwards (max() is a call more)
+                time = last
             seq = self._next_seq
             envelope = {"seq": seq, "type": type_, "time": time, "data": data}
             if ignorable:
