@@ -36,6 +36,9 @@ gc.collect()
 gc.disable()
 if bundle is not None:
     b.governed_calls(bundle, calls)
+elif kind == "floor":
+    import _floor
+    _floor.floor_calls(calls)
 else:
     b.bare_hooks(calls)
 """
@@ -93,10 +96,14 @@ def main() -> int:
         return 0
     governed = per_call("governed", args.short, args.long)
     bare = per_call("bare", args.short, args.long)
+    floor = per_call("floor", args.short, args.long)
     ratio = governed / bare
     verdict = "PASS" if ratio <= TARGET else "FAIL"
     print(f"(a) governed call:      {governed / 1000:9.1f}k instructions")
     print(f"    8 bare hook calls:  {bare / 1000:9.1f}k instructions")
+    print(
+        f"    its required work:  {floor / 1000:9.1f}k instructions (inline, tests/bench/_floor.py)"
+    )
     print(
         f"    ratio {ratio:.2f}× (target <= {TARGET:g}×, margin {TARGET - ratio:+.2f}×) {verdict}"
     )

@@ -3,6 +3,7 @@
 (a) per governed call, in-memory store, an empty async body, one trivial implementation on each
     seam the call crosses (pre-execute, guard, execute, post-execute, result, and session/event
     for its three records) vs the same number (8) of bare pluggy hook calls. Target ≤ 2.5×.
+    Printed for scale: the call's required work alone, written inline (``_floor.py``).
 (b) durable steps of 1, 8 and 32 parallel read-only calls under persistence-jsonl with
     checkpoint-policy. Target: each call added to a durable step costs ≤ 2.5× its own bare hook
     calls, with exactly one fsync per step however many calls. The cost of an added call is
@@ -37,6 +38,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).parent))
 import attrs
 import pluggy
+from _floor import floor_calls
 from _measure import Row, report, timed
 
 from seamhost.approval.service import ApprovalService
@@ -192,10 +194,11 @@ def main() -> int:
         root = Path(tmp)
         bundle = bench_bundle(root)
         governed_calls(bundle, 200)  # warm up: schema compilation, first imports
-        governed, bare = [], []
-        for _ in range(ROUNDS):  # in turn, so that noise hits both alike
+        governed, bare, floor = [], [], []
+        for _ in range(ROUNDS):  # in turn, so that noise hits all alike
             governed.append(governed_calls(bundle, calls))
             bare.append(bare_hooks(calls))
+            floor.append(floor_calls(calls))
         per_call, baseline = min(governed), min(bare)
         rows.append(
             Row(
@@ -209,6 +212,10 @@ def main() -> int:
         )
         lines.append(
             f"(a) governed call / its bare hook calls: {against_target(per_call / baseline)}"
+        )
+        lines.append(
+            f"(a) for scale: the call's required work alone, inline (tests/bench/_floor.py): "
+            f"{min(floor) * 1e6:.2f} us, {min(floor) / baseline:.2f}× the bare hook calls"
         )
         short, long = [], []
         for _ in range(ROUNDS):
