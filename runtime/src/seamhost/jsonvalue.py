@@ -171,9 +171,6 @@ def dumps(value: Any) -> bytes:
     return orjson.dumps(value, option=DUMPS_OPTIONS)
 
 
-_CANONICAL = DUMPS_OPTIONS | orjson.OPT_SORT_KEYS
-
-
 def canonical_json(value: Any, *, checked: bool = False) -> bytes:
     """Canonical JSON bytes: sorted keys, no whitespace, UTF-8. Digests are taken of this.
 
@@ -181,15 +178,12 @@ def canonical_json(value: Any, *, checked: bool = False) -> bytes:
     """
     if not checked:
         check_lossless(value)
-    return orjson.dumps(value, option=_CANONICAL)
+    return orjson.dumps(value, option=DUMPS_OPTIONS | orjson.OPT_SORT_KEYS)
 
 
 def digest(value: Any, *, checked: bool = False) -> str:
     """``sha256:<hex>`` of the canonical JSON of `value` (`checked` as for `canonical_json`)."""
-    if not checked:
-        check_lossless(value)
-    # canonical_json's bytes, made here: a digest is taken of every call's arguments.
-    return "sha256:" + hashlib.sha256(orjson.dumps(value, option=_CANONICAL)).hexdigest()
+    return "sha256:" + hashlib.sha256(canonical_json(value, checked=checked)).hexdigest()
 
 
 def as_text(value: Any) -> str:

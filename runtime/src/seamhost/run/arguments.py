@@ -44,11 +44,10 @@ def parse_arguments(
         return f"arguments are not valid JSON: {exc}"
     if type(arguments) is not dict:
         return f"arguments must be a JSON object, got {type(arguments).__name__}"
-    if not jsonvalue.is_lossless(arguments):  # the hot path asks; the slow one says why
-        try:
-            jsonvalue.check_lossless(arguments, "arguments")
-        except jsonvalue.LossyValue as exc:
-            return str(exc)
+    try:
+        jsonvalue.check_lossless(arguments, "arguments")
+    except jsonvalue.LossyValue as exc:
+        return str(exc)
     parsed: dict[str, Any] = arguments if lift is None else lift(arguments)
     violation = validator(parsed)
     if violation is not None:

@@ -59,8 +59,7 @@ class Governance:
     # driver brings its own around them (mcp serve puts the client's elicitation first).
     answerers: Answerers | None = None
     _answerers: Answerers = attrs.field(init=False)
-    # By tool name: its compiled input schema, and whether its calls may escalate.
-    _validators: dict[str, tuple[Validator, bool]] = attrs.field(factory=dict, init=False)
+    _validators: dict[str, Validator] = attrs.field(factory=dict, init=False)
     _session_id: str = attrs.field(init=False)  # read on every call: a property chain otherwise
 
     def __attrs_post_init__(self) -> None:
@@ -179,12 +178,10 @@ class Governance:
             known = ", ".join(sorted(self.bundle.tools)) or "none"
             message = f"no tool named {proposal.name!r} in this bundle (tools: {known})"
             return Refused(None, ToolResult.failure(call_id, ErrorCode.UNKNOWN_TOOL, message))
-        compiled = self._validators.get(tool.spec.name)
-        if compiled is None:  # the bundle's tools are fixed: compile each schema once
-            compiled = (compile_schema(tool.spec.input_schema), can_escalate(tool.spec))
-            self._validators[tool.spec.name] = compiled
-        validator, escalates = compiled
-        if escalates:  # the lifting closure only for a tool that may escalate
+        validator = self._validators.get(tool.spec.name)
+        if validator is None:  # the bundle's tools are fixed: compile each schema once
+            validator = self._validators[tool.spec.name] = compile_schema(tool.spec.input_schema)
+        if can_escalate(tool.spec):  # the lifting closure only for a tool that may escalate
             lifted = [proposal]
 
             def lift(parsed: dict[str, Any]) -> dict[str, Any]:

@@ -45,21 +45,9 @@ class Refused(NamedTuple):
     result: ToolResult
 
 
-# The steps made so far, by what they say: most calls of a session take the same few paths,
-# and a step, frozen, can be shared. Bounded: a plugin whose reasons name each call fills it.
-_TRACES: dict[tuple[str, type, object, str, str], FrozenDict] = {}
-_TRACES_LIMIT = 1024
-
-
 def trace(stage: str, verdict: object, plugin: str, reason: str) -> FrozenDict:
     """One step of a call's decision path, as its result's meta records it (frozen: strings)."""
-    key = (stage, type(verdict), verdict, plugin, reason)
-    step = _TRACES.get(key)
-    if step is None:
-        step = FrozenDict(stage=stage, verdict=str(verdict), plugin=plugin, reason=reason)
-        if len(_TRACES) < _TRACES_LIMIT:
-            _TRACES[key] = step
-    return step
+    return FrozenDict(stage=stage, verdict=str(verdict), plugin=plugin, reason=reason)
 
 
 def refused(

@@ -49,12 +49,10 @@ from seamhost.run.attempts import check_output, retry, run_body, stopped
 from seamhost.run.confining import Confinement, batches
 from seamhost.run.governance import Governance
 from seamhost.run.outcomes import Deferred, Ready, Refused, aborted
-from seamhost.sandbox.policy import SandboxMode
 from seamhost.sandbox.roots import Pins
 from seamhost.schema import Validator, compile_schema
 from seamhost.session.events import (
     InboxSpliced,
-    SandboxModeName,
     ToolAttemptFailed,
     ToolCall,
     ToolDispatch,
@@ -192,9 +190,7 @@ class ToolPipeline:
     ) -> list[ToolResult]:
         self.suspended = None
         results: list[ToolResult] = []
-        # One call (most steps) is one batch, whatever the tool is.
-        groups = [proposals] if len(proposals) == 1 else batches(proposals, self.bundle.tools)
-        for batch in groups:
+        for batch in batches(proposals, self.bundle.tools):
             settled, parked = await self._run_batch(turn, step, batch, cancelled, parent)
             results += settled
             if parked is not None:  # a deferred approval parks the rest of the step
@@ -219,11 +215,8 @@ class ToolPipeline:
         """The batch's results, and the approval it parked on (``None`` if it did not)."""
         verdicts: list[Ready | Refused] = []
         parked = None
-        events = self.cancel_events
         for proposal in batch:
-            # What `_signal` says, inline: this runs for every call.
-            signal = cancelled if events is None else events.get(proposal.call_id, cancelled)
-            if signal.is_set():
+            if self._signal(proposal.call_id, cancelled).is_set():
                 verdicts.append(Refused(None, aborted(proposal.call_id)))
                 continue
             verdict = await self._governance.govern(turn, step, proposal)
@@ -245,14 +238,12 @@ class ToolPipeline:
         # The outcome of each call, by its position (a model may repeat a call id).
         settled: list[ToolResult | None] = [None] * len(verdicts)
         dispatched: list[tuple[int, Ready]] = []
-        events = self.cancel_events
         for index, item in enumerate(verdicts):
             if isinstance(item, Refused):
                 settled[index] = item.result
                 continue
             call = item.invocation
-            signal = cancelled if events is None else events.get(call.call_id, cancelled)
-            if signal.is_set():
+            if self._signal(call.call_id, cancelled).is_set():
                 settled[index] = aborted(call.call_id)
                 continue
             spent = self.budget.check_dispatch(now_ms()) if self.budget is not None else None
@@ -303,9 +294,7 @@ class ToolPipeline:
                 )
             self._used_grants.add(item.grant.approval_id)
         attempt = 1
-        events = self.cancel_events
-        if events is not None:
-            cancelled = events.get(call.call_id, cancelled)
+        cancelled = self._signal(call.call_id, cancelled)
         while True:
             execution = ToolExecution(call, attempt, cancelled, session=self.session, parent=parent)
             self._trails[id(call)] = item.decisions  # the body's result carries them at once
@@ -350,12 +339,10 @@ class ToolPipeline:
         if trail is not None:
             meta["decisions"] = trail
         result = await run_body(spec, context, self.tool_timeout, meta)
-        if result.error is not None:  # not the output the schema describes; perhaps stopped
-            return stopped(result, spec)
         validator = self._outputs.get(spec.name)
         if validator is None:  # the bundle's tools are fixed: compile each schema once
             validator = self._outputs[spec.name] = compile_schema(spec.output_schema)
-        return check_output(result, spec, validator)
+        return stopped(check_output(result, spec, validator), spec)
 
     def _signal(self, call_id: str, cancelled: asyncio.Event) -> asyncio.Event:
         """The event that cancels call `call_id`: its own (:attr:`cancel_events`), or the step's."""
@@ -380,17 +367,13 @@ class ToolPipeline:
         )
 
 
-# Each mode's value, looked up: the enum's `value` is a property, two calls on every dispatch.
-_MODE_NAMES: dict[SandboxMode, SandboxModeName] = {mode: mode.value for mode in SandboxMode}
-
-
 def dispatch_record(call: ToolInvocation, attempt: int) -> ToolDispatch:
     """The ``tool/dispatch`` of `attempt`: what repair and reconciliation will read."""
     spec = call.tool.spec
     return ToolDispatch(
         call_id=call.call_id,
         attempt=attempt,
-        sandbox_mode=_MODE_NAMES[call.sandbox_mode],
+        sandbox_mode=call.sandbox_mode.value,
         args_digest=call.args_digest,
         effect=spec.effect,
         idempotent=spec.idempotent,

@@ -242,9 +242,7 @@ class Session:
             if time is None:
                 clock = self._clock
                 time = _time_ns() // 1_000_000 if clock is now_ms else clock()
-            last = self._last_time
-            if time < last:  # noqa: PLR1730  # time never goes backwards (max() is a call more)
-                time = last
+            time = max(time, self._last_time)  # time never goes backwards
             seq = self._next_seq
             envelope = {"seq": seq, "type": type_, "time": time, "data": data}
             if ignorable:
