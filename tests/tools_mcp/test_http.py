@@ -12,6 +12,8 @@ import pytest
 
 from tests.tools_mcp.conftest import LOOPBACK, Area, one_call, run_turn
 
+READY_S = 60.0  # how long the server may take to listen
+
 
 def free_port() -> int:
     with socket.socket() as probe:
@@ -31,11 +33,22 @@ def http_server(area: Area) -> Iterator[str]:
         stderr=log,
     )
     try:
-        for _ in range(200):
+        # Until it listens. The child imports the SDK first; the old wait (about 10 s, then the
+        # test went on regardless) once ended on a loaded CI machine before it listened, and
+        # the test met a refused connection. Never yield a server that is not there: say why.
+        deadline = time.monotonic() + READY_S
+        while True:
             try:
                 socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
                 break
             except OSError:
+                if child.poll() is not None or time.monotonic() > deadline:
+                    log.flush()
+                    output = (area.root / "http-server.log").read_text(errors="replace")
+                    state = f"exited {child.returncode}" if child.poll() is not None else "silent"
+                    pytest.fail(
+                        f"the HTTP server on port {port} never listened ({state}):\n{output}"
+                    )
                 time.sleep(0.05)
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
