@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 SOURCE = Path(__file__).parent.parent / "runtime" / "src"
-FOUNDATION = {"errors", "globs", "input_limits", "jsonvalue", "schema", "lazy", "version"}
+FOUNDATION = {"errors", "frozen", "globs", "input_limits", "jsonvalue", "schema", "lazy", "version"}
 LAYERS = [
     FOUNDATION,
     {"sandbox"},

@@ -53,13 +53,9 @@ def check_lossless(value: object, path: str = "$") -> None:
 def is_lossless(value: object) -> bool:
     """True when `value` is lossless JSON: the hot path, no paths and no messages (call
     `check_lossless` on False to learn where and why)."""
+    # Containers are tested first: the loops below judge strings, booleans, None and integers
+    # in place, so a value this is called on (but the outermost) is seldom anything else.
     kind = type(value)
-    if kind is str or kind is bool or value is None:
-        return True
-    if kind is int:
-        return INT64_MIN <= value <= INT64_MAX  # type: ignore[operator]
-    if kind is float:
-        return math.isfinite(value) and (value != 0.0 or math.copysign(1.0, value) > 0)  # type: ignore[arg-type]
     if kind is dict or kind is FrozenDict:
         for key, item in value.items():  # type: ignore[attr-defined]
             if type(key) is not str:
@@ -84,6 +80,12 @@ def is_lossless(value: object) -> bool:
             elif not is_lossless(item):
                 return False
         return True
+    if kind is str or kind is bool or value is None:
+        return True
+    if kind is int:
+        return INT64_MIN <= value <= INT64_MAX  # type: ignore[operator]
+    if kind is float:
+        return math.isfinite(value) and (value != 0.0 or math.copysign(1.0, value) > 0)  # type: ignore[arg-type]
     return False
 
 
@@ -146,11 +148,16 @@ def freeze(value: Any) -> Any:
     kind = type(value)
     if kind is FrozenDict:
         return value
+    # Items that need no copy are taken in place, without a call each.
     if kind is dict:
-        return FrozenDict({k: freeze(v) for k, v in value.items()})
+        return FrozenDict({k: v if type(v) in _FROZEN else freeze(v) for k, v in value.items()})
     if kind is list or kind is tuple:
-        return tuple(freeze(v) for v in value)
+        return tuple([v if type(v) in _FROZEN else freeze(v) for v in value])
     return value
+
+
+# The types `freeze` returns as they are (their values are immutable, and hold nothing).
+_FROZEN = frozenset({str, int, float, bool, type(None), FrozenDict})
 
 
 def thaw(value: Any) -> Any:

@@ -22,6 +22,7 @@ from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, overrid
 from seamhost.errors import EventRejected, UnknownEventType, join_key
 from seamhost.jsonvalue import thaw
 from seamhost.schema import Validator, compile_schema
+from seamhost.session.encode import Encoder, compile_encoder
 from seamhost.session.events import CORE_EVENTS, Event
 from seamhost.session.quickcheck import Quick, compile_quick
 
@@ -140,6 +141,7 @@ class EventCatalog:
         # it surely passes the validator, which alone judges (and words) everything else.
         self._quick: dict[str, Quick] = {}
         self._unstructurers: dict[type, Callable[[Event], dict[str, Any]]] = {}
+        self._encoders: dict[type, Encoder | None] = {}
         for cls in classes:
             if not cls.TYPE or cls.TYPE in self._types:
                 raise ValueError(f"event class {cls.__qualname__} has a missing or duplicate TYPE")
@@ -187,6 +189,14 @@ class EventCatalog:
         if unstructure is None:
             unstructure = self._unstructurers[cls] = self.converter.get_unstructure_hook(cls)
         return unstructure
+
+    def encoder(self, cls: type[Event]) -> Encoder | None:
+        """The fused encoder of `cls` (:mod:`seamhost.session.encode`): its data when surely
+        lossless, else None (then `unstructure` and the lossless check judge); None when the
+        class has no such encoder. Made on first use."""
+        if cls not in self._encoders:
+            self._encoders[cls] = compile_encoder(cls, self.converter)
+        return self._encoders[cls]
 
     def structure(self, type_: str, data: Mapping[str, Any]) -> Event:
         """The typed event of a record's data (extra keys are ignored; values are plain copies)."""

@@ -12,6 +12,8 @@ from typing import Any, ClassVar, Literal
 
 import attrs
 
+from seamhost.frozen import fast_init
+
 TurnEndReason = Literal["completed", "aborted", "error", "interrupted"]
 # What `approval/decided` may record: every outcome but `deferred`, which is `approval/deferred`.
 ApprovalOutcomeName = Literal["allowed-once", "rejected", "cancelled", "unavailable"]
@@ -322,3 +324,9 @@ CORE_EVENTS: tuple[type[Event], ...] = (
     InboxSpliced,
     SessionRepaired,
 )
+
+# Every core event is made by the draft-based __init__ (seamhost/frozen.py): three a governed call.
+for _cls in CORE_EVENTS:
+    fast_init(_cls)
+fast_init(ToolError)
+del _cls

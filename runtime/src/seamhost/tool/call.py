@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import attrs
 
+from seamhost.frozen import fast_init
 from seamhost.jsonvalue import FrozenDict, freeze
 from seamhost.sandbox.policy import SandboxMode
 
@@ -46,6 +47,7 @@ class Runner(Protocol):
     ) -> RunResult: ...
 
 
+@fast_init
 @attrs.frozen
 class ToolContext:
     """What a tool body receives.
@@ -71,6 +73,7 @@ class ToolContext:
     """the session's pinned roots (design.md §5.7), which the path policy uses"""
 
 
+@fast_init
 @attrs.frozen
 class ToolOutput:
     """What a body returns: the canonical value and the text the model reads.
@@ -90,6 +93,7 @@ class ToolOutput:
     retryable: bool = False  # the failure had no effect: a retry-safe tool may be dispatched again
 
 
+@fast_init
 @attrs.frozen
 class ToolInvocation:
     """A call after its arguments were validated and frozen: what governance decides on."""
@@ -109,6 +113,7 @@ class ToolInvocation:
         return self.tool.spec.name
 
 
+@fast_init
 @attrs.frozen
 class ToolExecution:
     """The context of the `tools/execute` around-chain.

@@ -8,6 +8,7 @@ from typing import Any
 import attrs
 
 from seamhost.errors import ErrorCode, SeamhostError
+from seamhost.frozen import fast_init
 from seamhost.jsonvalue import FrozenDict, freeze
 from seamhost.session.events import ToolError
 
@@ -30,6 +31,7 @@ def _freeze_mapping(value: Mapping[str, Any] | None) -> FrozenDict:
     return freeze(dict(value or {}))  # type: ignore[no-any-return]
 
 
+@fast_init
 @attrs.frozen
 class ToolResult:
     """The settled outcome of one call.
