@@ -69,13 +69,13 @@ async def run_body(
         error = ToolError(output.error_code or ErrorCode.TOOL_ERROR, output.content)
         if output.retryable:
             meta["retryable"] = True
-    return ToolResult(
+    return ToolResult(  # positionally: a class called with keywords packs them into a dict
         call_id,
         output.content,
-        value=output.value,
-        error=error,
-        meta=FrozenDict(meta),  # every value is frozen: taken as it is, trail included
-        additional_contexts=output.additional_contexts,
+        output.value,
+        error,
+        FrozenDict(meta),  # meta: every value is frozen, taken as it is, trail included
+        output.additional_contexts,
     )
 
 

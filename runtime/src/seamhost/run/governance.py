@@ -203,16 +203,18 @@ class Governance:
             except InvalidEscalation as exc:
                 failure = ToolResult.failure(call_id, ErrorCode.ESCALATION_INVALID, str(exc))
                 return Refused(None, failure)
+        # Positionally: a class called with keywords first packs them into a dict (2.5k
+        # instructions, docs/design.md §9).
         invocation = ToolInvocation(
-            session_id=self._session_id,
-            turn=turn,
-            step=step,
-            call_id=call_id,
-            tool=tool,
-            arguments=jsonvalue.freeze(arguments),
-            args_digest=jsonvalue.digest(arguments, checked=True),  # checked when parsed
-            workspace=self.workspace,
-            sandbox_mode=mode,
+            self._session_id,
+            turn,
+            step,
+            call_id,
+            tool,
+            jsonvalue.freeze(arguments),  # arguments
+            jsonvalue.digest(arguments, checked=True),  # args_digest (checked when parsed)
+            self.workspace,
+            mode,  # sandbox_mode
         )
         return invocation, escalation
 

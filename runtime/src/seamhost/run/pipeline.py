@@ -139,14 +139,16 @@ class ToolPipeline:
         """Govern, dispatch and commit every call of one assistant message."""
         for proposal in proposals:
             tool = self.bundle.tools.get(proposal.name)
+            # The hot records and values are made positionally (docs/design.md §9): a class
+            # called with keywords first packs them into a dict, about 2.5k instructions.
             self.session.append(
                 ToolCall(
-                    turn=turn,
-                    step=step,
-                    call_id=proposal.call_id,
-                    name=proposal.name,
-                    arguments=proposal.arguments,
-                    descriptor_digest=tool.digest if tool is not None else None,
+                    turn,
+                    step,
+                    proposal.call_id,
+                    proposal.name,
+                    proposal.arguments,
+                    tool.digest if tool is not None else None,  # descriptor_digest
                 )
             )
         return await self._run_calls(turn, step, proposals, cancelled, parent)
@@ -296,7 +298,7 @@ class ToolPipeline:
         attempt = 1
         cancelled = self._signal(call.call_id, cancelled)
         while True:
-            execution = ToolExecution(call, attempt, cancelled, session=self.session, parent=parent)
+            execution = ToolExecution(call, attempt, cancelled, self.session, parent)
             self._trails[id(call)] = item.decisions  # the body's result carries them at once
             try:
                 result = await self.bundle.seams.tools_execute(execution, self._terminal)
@@ -321,18 +323,18 @@ class ToolPipeline:
         call = execution.invocation
         spec = call.tool.spec
         context = ToolContext(
-            call_id=call.call_id,
-            arguments=call.arguments,
-            workspace=self.workspace,
-            sandbox_mode=call.sandbox_mode,
-            writable_roots=self._writable_roots,
-            cancelled=execution.cancelled,
-            runner=self._sandbox.runner(call.sandbox_mode),
-            session_id=call.session_id,
-            attempt=execution.attempt,
-            idempotency_key=idempotency_key(call.session_id, call.call_id),
-            read_only_paths=self._read_only_paths,
-            pins=self._pins,
+            call.call_id,
+            call.arguments,
+            self.workspace,
+            call.sandbox_mode,
+            self._writable_roots,
+            execution.cancelled,
+            self._sandbox.runner(call.sandbox_mode),  # runner
+            call.session_id,
+            execution.attempt,
+            idempotency_key(call.session_id, call.call_id),
+            self._read_only_paths,
+            self._pins,
         )
         meta: dict[str, Any] = {"sandbox_mode": str(call.sandbox_mode)}
         trail = self._trails.get(id(call))
@@ -355,14 +357,14 @@ class ToolPipeline:
         error = result.error
         self.session.append(
             ToolResultEvent(
-                turn=turn,
-                step=step,
-                call_id=result.call_id,
-                is_error=error is not None,
-                content=result.content,
-                error=error,
-                value=result.value,
-                meta=result.meta or None,
+                turn,
+                step,
+                result.call_id,
+                error is not None,  # is_error
+                result.content,
+                error,
+                result.value,
+                result.meta or None,  # meta
             )
         )
 
@@ -371,12 +373,12 @@ def dispatch_record(call: ToolInvocation, attempt: int) -> ToolDispatch:
     """The ``tool/dispatch`` of `attempt`: what repair and reconciliation will read."""
     spec = call.tool.spec
     return ToolDispatch(
-        call_id=call.call_id,
-        attempt=attempt,
-        sandbox_mode=call.sandbox_mode.value,
-        args_digest=call.args_digest,
-        effect=spec.effect,
-        idempotent=spec.idempotent,
+        call.call_id,
+        attempt,
+        call.sandbox_mode.value,
+        call.args_digest,
+        spec.effect,
+        spec.idempotent,
     )
 
 
