@@ -3,9 +3,15 @@
 The kernel's snapshot document (``SnapshotWriter``, docs/design.md "Resume snapshots") is kept
 next to the log as ``session.v1.resume``::
 
-    <SHA-256, hex, of every byte after this line>
-    {"format": 1, "seq": n, "offset": o, "check_from": c, "check": "<SHA-256 hex>", "pieces": e}
+    <SHA-256, hex, of the next line>
+    {"format": 2, "seq": n, "offset": o, "check_from": c, "check": "<SHA-256 hex>", "pieces": e}
     <the kernel's document, as given>
+
+The kernel's document carries its own digest of all its bytes (``seamhost.session.snapshot``),
+which the kernel checks whenever it opens one, so this file's digest covers its own line only: a
+damaged document is refused there, and hashing it here as well cost every snapshot of a long
+open turn its window a second time (format 1 did; a file of format 1 is ignored, as any of
+another format, and replaced by the next snapshot).
 
 `seq` and `offset` are the durable point it covers: the records [0, n) end exactly at byte `o`
 of the log, a frame boundary (framed logs) or a line boundary (plain logs). `check` is the
@@ -48,7 +54,7 @@ if TYPE_CHECKING:
 SNAPSHOT_NAME = "session.v1.resume"
 PIECES_NAME = "session.v1.pieces"
 SNAPSHOT_TEMP_PREFIX = f".{SNAPSHOT_NAME}."
-SNAPSHOT_FORMAT = 1
+SNAPSHOT_FORMAT = 2
 CHECK_BYTES = 4096  # the log bytes before the covered point that a snapshot's check hashes
 
 
@@ -78,9 +84,7 @@ def save(  # noqa: PLR0917 (the writer passes its point, body and pieces in one 
         "pieces": pieces,
     }
     line = orjson.dumps(meta) + b"\n"
-    digest = hashlib.sha256(line)
-    digest.update(body)  # the digest of line + body, without copying the body to make it
-    head = digest.hexdigest().encode() + b"\n" + line
+    head = hashlib.sha256(line).hexdigest().encode() + b"\n" + line  # the body has its own
     temp = paths.directory / f"{SNAPSHOT_TEMP_PREFIX}{os.getpid()}.{secrets.token_hex(4)}.tmp"
     try:
         out = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
@@ -150,9 +154,9 @@ def find(paths: SessionPaths, fd: int, size: int) -> tuple[int, int, bytes, int 
     except OSError:
         return None
     digest, _, rest = data.partition(b"\n")
-    if digest != hashlib.sha256(rest).hexdigest().encode():
-        return None
-    line, _, body = rest.partition(b"\n")
+    line, newline, body = rest.partition(b"\n")
+    if not newline or digest != hashlib.sha256(line + newline).hexdigest().encode():
+        return None  # the body is the kernel's document, which checks its own digest
     try:
         meta: Any = orjson.loads(line)
     except orjson.JSONDecodeError:
