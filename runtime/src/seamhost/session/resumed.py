@@ -16,6 +16,7 @@ nothing for it.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, NamedTuple, Protocol, overload
 
@@ -167,6 +168,7 @@ class Snapshots:
         # window grows: a long open turn is formatted once, not again for every snapshot.
         self._window: list[Record] | None = None  # the window list `_lines` was made from
         self._lines = bytearray()
+        self._hash = hashlib.sha256()  # of `_lines`, as they grow
         self._lined = 0  # how many of its records `_lines` holds
 
     @property
@@ -193,7 +195,7 @@ class Snapshots:
         self.state.fold(chunk)
         piece, chained = self._piece(records, first, chunk, mark.seq)
         self.state.chain = chained[:2] if chained is not None else None
-        body = snapshot.encode(self.state, writer.header, self._window_lines())
+        body = snapshot.encode(self.state, writer.header, *self._window_lines())
         try:
             writer.save_snapshot(mark, body, piece)
         except (SeamhostError, OSError):
@@ -222,15 +224,19 @@ class Snapshots:
         data = snapshot.piece(covered, start, stop)
         return SnapshotPiece(start, data), (count + 1, snapshot.chain(digest, data), stop)
 
-    def _window_lines(self) -> bytearray:
-        """``snapshot.window_lines(self.state.window)``, formatting only the records new to it."""
+    def _window_lines(self) -> tuple[bytearray, str]:
+        """``snapshot.window_lines(self.state.window)`` and its SHA-256, formatting and hashing
+        only the records new to it."""
         window = self.state.window
         if window is not self._window:  # a turn boundary started a new window (or none yet)
             self._window, self._lines, self._lined = window, bytearray(), 0
+            self._hash = hashlib.sha256()
         if self._lined < len(window):
-            self._lines += snapshot.window_lines(window[self._lined :])
+            added = snapshot.window_lines(window[self._lined :])
+            self._lines += added
+            self._hash.update(added)
             self._lined = len(window)
-        return self._lines  # encode copies it into the document
+        return self._lines, self._hash.hexdigest()  # encode copies the lines into the document
 
 
 __all__ = ["Opened", "RecordList", "ResumedRecords", "Snapshots", "load"]

@@ -3,11 +3,16 @@
 The kernel makes the bytes and reads them back; a store only keeps them (``SnapshotWriter``).
 The document is lines of JSON::
 
-    seamhost-snapshot 1 <SHA-256, hex, of every byte after this line>
+    seamhost-snapshot 3 <SHA-256, hex, of the meta line and the last records' lines>
     {"session_id": ..., "created": ..., "seq": n, "last_time": ..., "window_start": ...,
-     "usage": {...}, "last": <count>, "window": <count>}
+     "usage": {...}, "last": <count>, "window": <count>, "window_digest": <SHA-256, hex>}
     <count> envelope lines: the last record of each type
     <count> envelope lines: the records [window_start, n)
+
+The window's lines have their own digest, in the meta line, so that the first line's covers
+everything: a live session keeps the window's digest as the window grows (each record hashed
+once), where one digest of every byte (version 2) hashed a long open turn's whole window again
+at every snapshot.
 
 The meta line's ``"pieces"`` is null or ``[k, "<chain>"]``: the snapshot has `k` pieces (kept by
 the store beside it, ``SnapshotPiece``), which together hold every record of the
@@ -46,19 +51,27 @@ if TYPE_CHECKING:
 MAGIC = b"seamhost-snapshot"
 PIECE_LEVEL = 3  # zstd level of a piece's lines: the log's own
 _SHOWN = frozenset(kind.encode() for kind in SHOWN)  # as a piece's lines spell them
-VERSION = 2  # bump when Derived's contents or meaning change: older snapshots then replay
-# 2: pieces (the records the conversation is derived from)
+VERSION = 3  # bump when Derived's contents or meaning change: older snapshots then replay
+# 2: pieces (the records the conversation is derived from); 3: the window's own digest
 
 
 def encode(
-    derived: Derived, header: SessionHeader, window: bytes | bytearray | None = None
+    derived: Derived,
+    header: SessionHeader,
+    window: bytes | bytearray | None = None,
+    window_digest: str | None = None,
 ) -> bytes:
     """The snapshot document of `derived`, for the session `header` names.
 
     `window` may give the window's part of it ready made: :func:`window_lines` of
-    ``derived.window`` (a live session keeps it as the window grows, so that a snapshot of a
-    long open turn does not format its records again every time).
+    ``derived.window``, and `window_digest` its SHA-256 (a live session keeps both as the
+    window grows, so that a snapshot of a long open turn neither formats nor hashes its records
+    again every time).
     """
+    if window is None:
+        window = window_lines(derived.window)
+    if window_digest is None:
+        window_digest = hashlib.sha256(window).hexdigest()
     meta = {
         "session_id": header.session_id,
         "created": header.created,
@@ -69,14 +82,11 @@ def encode(
         "last": len(derived.last),
         "window": len(derived.window),
         "pieces": list(derived.chain) if derived.chain is not None else None,
+        "window_digest": window_digest,
     }
     lasts = sorted(derived.last.values(), key=lambda r: r.seq)
     head = orjson.dumps(meta) + b"\n" + window_lines(lasts)
-    if window is None:
-        window = window_lines(derived.window)
-    digest = hashlib.sha256(head)
-    digest.update(window)
-    first = b"%b %d %b\n" % (MAGIC, VERSION, digest.hexdigest().encode())
+    first = b"%b %d %b\n" % (MAGIC, VERSION, hashlib.sha256(head).hexdigest().encode())
     return b"".join((first, head, window))
 
 
@@ -88,20 +98,29 @@ def window_lines(records: Iterable[Record]) -> bytes:
 def decode(body: bytes, header: SessionHeader) -> Derived | None:
     """The state `body` holds, or None when it is not a sound snapshot of this session."""
     first, _, rest = body.partition(b"\n")
-    if first != b"%b %d %b" % (MAGIC, VERSION, hashlib.sha256(rest).hexdigest().encode()):
+    if not first.startswith(b"%b %d " % (MAGIC, VERSION)):
         return None
     lines = rest.split(b"\n")
     if lines.pop() != b"":
         return None
     try:
         meta: Any = orjson.loads(lines[0])
-        records = [parse_envelope(line) for line in lines[1:]]
-    except (orjson.JSONDecodeError, MalformedRecord, IndexError):
+    except orjson.JSONDecodeError:
         return None
-    if type(meta) is not dict or (meta.get("session_id"), meta.get("created")) != (
-        header.session_id,
-        header.created,
-    ):
+    if type(meta) is not dict or type(meta.get("last")) is not int or meta["last"] < 0:
+        return None
+    # The head: the meta line and the last records' lines; the window's lines follow it.
+    head_size = sum(len(line) + 1 for line in lines[: 1 + meta["last"]])
+    head, window = memoryview(rest)[:head_size], memoryview(rest)[head_size:]
+    if first != b"%b %d %b" % (MAGIC, VERSION, hashlib.sha256(head).hexdigest().encode()):
+        return None
+    if hashlib.sha256(window).hexdigest() != meta.get("window_digest"):
+        return None
+    try:
+        records = [parse_envelope(line) for line in lines[1:]]
+    except (MalformedRecord, IndexError):
+        return None
+    if (meta.get("session_id"), meta.get("created")) != (header.session_id, header.created):
         return None
     return _assemble(meta, records)
 
