@@ -46,7 +46,7 @@ def test_it_makes_what_attrs_makes(cls: type, data: st.DataObject) -> None:
     }
 
     def by_attrs() -> Any:
-        made = object.__new__(cls)
+        made: Any = object.__new__(cls)
         cls.__attrs_own_init__(made, **given_)  # type: ignore[attr-defined]
         return made
 

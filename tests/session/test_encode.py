@@ -161,8 +161,13 @@ def test_plain_events_take_the_fused_path() -> None:
         ),
         (
             ToolResultEvent(
-                turn=1, step=0, call_id="c", is_error=True, content="", error=ToolError("E", 2**64)
-            ),  # type: ignore[arg-type]
+                turn=1,
+                step=0,
+                call_id="c",
+                is_error=True,
+                content="",
+                error=ToolError("E", 2**64),  # type: ignore[arg-type]
+            ),
             "data.error.message",
         ),
     ],
