@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum
 import types
 import typing
-from typing import Any
+from typing import Any, ClassVar
 
 import attrs
 import pytest
@@ -23,6 +23,7 @@ from seamhost.session.codec import core_catalog
 from seamhost.session.events import (
     CORE_EVENTS,
     AssistantMessage,
+    Event,
     ToolCall,
     ToolDispatch,
     ToolError,
@@ -182,3 +183,20 @@ def test_a_lossy_typed_event_is_refused_where_it_is_lossy(event: Any, where: str
         session.append(event)  # ... and the walk refuses, naming the place
     assert caught.value.path == where
     assert len(session.records) == 0
+
+
+@attrs.frozen
+class Extra(Event):
+    """A plugin's event the catalogue does not know, appended as ignorable."""
+
+    TYPE: ClassVar[str] = "test/extra"
+    note: str | None = None
+
+
+def test_a_class_the_catalogue_does_not_know_keeps_the_generic_path() -> None:
+    # Its data is cattrs' default unstructuring, unset optional fields included, as before.
+    assert CATALOG.encoder(Extra) is None
+    header = SessionHeader("s", 1, "/", {"profile": "t"}, {"barriers": False})
+    session = Session(MemoryStore().create(header))
+    record = session.append(Extra(), ignorable=True)
+    assert record.data == {"note": None}

@@ -193,9 +193,12 @@ class EventCatalog:
     def encoder(self, cls: type[Event]) -> Encoder | None:
         """The fused encoder of `cls` (:mod:`seamhost.session.encode`): its data when surely
         lossless, else None (then `unstructure` and the lossless check judge); None when the
-        class has no such encoder. Made on first use."""
+        class has no such encoder, or is not one of the catalogue's (its converter would not
+        unstructure it as the encoder does: cattrs' default keeps unset optional fields). Made
+        on first use."""
         if cls not in self._encoders:
-            self._encoders[cls] = compile_encoder(cls, self.converter)
+            known = cls.TYPE in self._types and self._types[cls.TYPE].cls is cls
+            self._encoders[cls] = compile_encoder(cls, self.converter) if known else None
         return self._encoders[cls]
 
     def structure(self, type_: str, data: Mapping[str, Any]) -> Event:
