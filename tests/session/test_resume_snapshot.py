@@ -150,10 +150,10 @@ class Keeper:
         return None
 
 
-def test_the_kept_window_lines_make_the_document_a_fresh_encode_makes() -> None:
-    # The live session keeps the window's lines as the window grows (a long open turn is not
-    # formatted again for every snapshot): across turn boundaries, at every cut, and from a
-    # state opened from a snapshot, each document is exactly what encoding from scratch makes.
+def test_each_snapshot_is_a_replay_written_down_with_pieces_that_check_out() -> None:
+    # Across turn boundaries, at every cut, and from a state opened from a snapshot: each
+    # document is exactly what encoding a replay makes, and the kept pieces hold the shown
+    # records before it.
     records = records_of(4)
     for start in (0, 3, len(records) // 2):
         keeper = Keeper()
@@ -177,25 +177,81 @@ def test_the_kept_window_lines_make_the_document_a_fresh_encode_makes() -> None:
         assert len(keeper.bodies) >= 3
 
 
-def test_a_long_turn_is_snapshotted_in_linear_work() -> None:
-    # Each snapshot holds the open turn's whole window; one every record (interval 1) of a
-    # 3000-record turn would write ~4.5M records' worth. Waiting half the window between
-    # snapshots keeps the total within a few windows, and the tail within half of one.
+class FailingKeeper(Keeper):
+    """A keeper whose saves fail when `failing` says so: the log is untouched, nothing kept."""
+
+    def __init__(self, failing: list[bool]) -> None:
+        super().__init__()
+        self.failing = failing
+
+    def save_snapshot(
+        self, mark: SnapshotMark, body: bytes, piece: SnapshotPiece | None = None
+    ) -> None:
+        if self.failing.pop(0) if self.failing else False:
+            raise OSError("disk full")
+        super().save_snapshot(mark, body, piece)
+
+
+@pytest.mark.parametrize("failing", [[True], [False, True, True], [True, False, True, False]])
+def test_a_failed_save_leaves_the_next_piece_to_cover_what_it_missed(failing: list[bool]) -> None:
+    # The piece a failed save carried is not kept: the next snapshot's piece starts where the
+    # kept ones end, so the shown records before it are all there, once each.
+    records = records_of(6)
+    keeper = FailingKeeper(list(failing))
+    snapshots = Snapshots(keeper, None)  # type: ignore[arg-type]  # a stand-in
+    for cut in range(1, len(records) + 1):
+        keeper.records = records[:cut]
+        snapshots.after_flush(keeper.records)
+    assert not keeper.failing  # every planned failure happened
+    decoded = snapshot.decode(keeper.bodies[-1], keeper.header)
+    assert decoded is not None
+    shown = snapshot.shown_records(keeper.kept_pieces, decoded)
+    assert shown is not None
+    assert list(shown) == [r for r in records[: decoded.seq] if r.type in SHOWN]
+
+
+def test_a_long_turn_is_snapshotted_once_and_the_next_after_its_boundary() -> None:
+    # Within one turn a later snapshot would hold the window the last one started plus the
+    # records after it, which a resume reads from the log as the tail anyway: the turn is
+    # snapshotted once, and the next snapshot comes after the next boundary, holding only
+    # records newer than the last snapshot. Keeping them copies each record at most once.
     keeper = Keeper()
     snapshots = Snapshots(keeper, None)  # type: ignore[arg-type]  # a stand-in
-    records = [Record(0, "turn/start", 1, plain={"turn": 1})]
-    records += [Record(n, "step/start", 1, plain={"turn": 1, "step": n}) for n in range(1, 3000)]
-    written = 0
+    turn = [Record(0, "turn/start", 1, plain={"turn": 1})]
+    turn += [Record(n, "step/start", 1, plain={"turn": 1, "step": n}) for n in range(1, 3000)]
+    after = [Record(3000, "turn/end", 1, plain={"turn": 1, "reason": "completed"})]
+    records = turn + after + [Record(3001, "turn/start", 1, plain={"turn": 2})]
+    windows = []
     for cut in range(1, len(records) + 1):
         keeper.records = records[:cut]
         saved = len(keeper.bodies)
         snapshots.after_flush(keeper.records)
         if len(keeper.bodies) > saved:
-            written += len(keeper.bodies[-1])
-        assert cut - snapshots.saved <= max(1, cut // 2) + 1
-    window = len(snapshot.encode(replay(records), keeper.header))
-    assert written <= 4 * window
-    assert len(keeper.bodies) < 40
+            decoded = snapshot.decode(keeper.bodies[-1], keeper.header)
+            assert decoded is not None
+            assert decoded.summary() == replay(records[:cut]).summary()
+            windows.append((cut, len(decoded.window)))
+    assert windows == [(1, 1), (3001, 1), (3002, 1)]
+    assert snapshots.checked == len(records)
+
+
+def test_a_session_opened_from_a_snapshot_waits_for_its_window_to_move() -> None:
+    records = records_of(3)
+    open_turn = max(r.seq for r in records if r.type == "turn/start")
+    opened = replay(records[: open_turn + 2])
+    keeper = Keeper()
+    snapshots = Snapshots(keeper, opened)  # type: ignore[arg-type]  # a stand-in
+    for cut in range(open_turn + 3, len(records) + 1):
+        keeper.records = records[:cut]
+        snapshots.after_flush(keeper.records)
+    assert keeper.bodies == []  # still the window it was opened from
+    assert snapshots.state.summary() == replay(records).summary()  # folded all the same
+    ended = Record(len(records), "turn/end", 1, plain={"turn": 3, "reason": "completed"})
+    keeper.records = [*records, ended]
+    snapshots.after_flush(keeper.records)
+    decoded = snapshot.decode(keeper.bodies[-1], keeper.header)
+    assert decoded is not None
+    assert (decoded.seq, decoded.window_start) == (len(records) + 1, len(records))
 
 
 def test_the_fold_counts_each_call_once_however_many_attempts() -> None:

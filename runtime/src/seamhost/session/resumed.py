@@ -9,20 +9,19 @@ else (no snapshot, a store without them, a snapshot the kernel rejects) is a ful
 ``writer.existing()``. Either way the session holds exactly the records of the log.
 
 :class:`Snapshots` keeps them: after a flush, once `interval` records have become durable since
-the last snapshot, it folds the new records into its state and hands the document to the writer.
-The fold is amortised (each record is folded once, when a snapshot is due), so appends pay
-nothing for it.
+the last snapshot, it folds the new records into its state, and hands the document to the writer
+when the window has moved since the last one (a turn boundary). Each record is folded once,
+after a flush, so appends pay nothing for it.
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, NamedTuple, Protocol, overload
 
 from seamhost.errors import SeamhostError
 from seamhost.session import snapshot
-from seamhost.session.derived import Derived
+from seamhost.session.derived import SHOWN, Derived
 from seamhost.session.store import SnapshotPiece, SnapshotWriter
 
 if TYPE_CHECKING:
@@ -157,86 +156,68 @@ class Snapshots:
         self.interval = interval
         self._writer = keeper if self.interval else None
         self.state = opened.copy() if opened is not None else Derived()
-        self.saved = opened.seq if opened is not None else 0  # the seq the last one covers
+        # The seq of the last check: a snapshot saved, tried, or not due for the same window.
+        self.checked = opened.seq if opened is not None else 0
+        # The window start of the last snapshot saved (or opened from); None before any.
+        self._window_start = opened.window_start if opened is not None else None
         # The pieces of the last snapshot saved (or opened from), as (count, chain, seq): the
         # next piece continues them. A full replay starts them at seq 0; None when the snapshot
         # opened from has none (or they did not check out), until they can start over.
         self._chain: tuple[int, str, int] | None = (0, "", 0)
         if opened is not None:
             self._chain = (*opened.chain, opened.seq) if opened.chain is not None else None
-        # The document's window part (`snapshot.window_lines` of ``state.window``), kept as the
-        # window grows: a long open turn is formatted once, not again for every snapshot.
-        self._window: list[Record] | None = None  # the window list `_lines` was made from
-        self._lines = bytearray()
-        self._hash = hashlib.sha256()  # of `_lines`, as they grow
-        self._lined = 0  # how many of its records `_lines` holds
-
-    @property
-    def due(self) -> int:
-        """Durable records to wait for after the last snapshot: `interval`, or half the window
-        that one held when that is more. Each snapshot writes the open turn's whole window, so
-        a long turn snapshotted every `interval` records costs work quadratic in its length
-        (measured: 16-28 µs a call in a 100-step turn of 32 calls); waiting as long as half the
-        window keeps it linear (each record written about twice, amortised), and the tail a
-        resume replays no longer than the window it loads anyway."""
-        return max(self.interval, (self.saved - self.state.window_start) // 2)
+        # The records of the shown types folded since the chain's last piece: the next piece.
+        self._unpieced: list[Record] = []
 
     def after_flush(self, records: RecordList) -> None:
-        """Save a snapshot when one is due; never raises for the store's sake."""
+        """Save a snapshot when one is due; never raises for the store's sake.
+
+        One is due once `interval` records have become durable since the last and the window
+        has moved since (a turn boundary): in one long turn, a snapshot would hold the window
+        the last one started plus the records after it, which a resume reads from the log as the
+        tail anyway, so it would cost a copy of the open turn and save the resume nothing. Each
+        snapshot's window then holds only records newer than the last snapshot: keeping them
+        copies each record at most once, however long a turn (docs/design.md, "Resume
+        snapshots")."""
         writer = self._writer
-        if writer is None or len(records) - self.saved < self.interval:
+        if writer is None or len(records) - self.checked < self.interval:
             return  # what a flush pays when no snapshot is due: this check
-        due = self.due
         mark = writer.snapshot_mark()
-        if mark is None or mark.seq - self.saved < due or mark.seq > len(records):
+        if mark is None or mark.seq - self.checked < self.interval or mark.seq > len(records):
             return
-        first = self.state.seq
-        chunk = records[first : mark.seq]
-        self.state.fold(chunk)
-        piece, chained = self._piece(records, first, chunk, mark.seq)
-        self.state.chain = chained[:2] if chained is not None else None
-        body = snapshot.encode(self.state, writer.header, *self._window_lines())
+        state, self.checked = self.state, mark.seq
+        chunk = records[state.seq : mark.seq]  # each record is folded once, saved or not
+        state.fold(chunk)
+        self._unpieced += [r for r in chunk if r.type in SHOWN]
+        if state.window_start == self._window_start:
+            return  # the same window as the last snapshot: wait for the next turn boundary
+        piece, chained = self._piece(records, mark.seq)
+        state.chain = chained[:2] if chained is not None else None
+        body = snapshot.encode(state, writer.header)
         try:
             writer.save_snapshot(mark, body, piece)
         except (SeamhostError, OSError):
-            return  # the log is untouched: the next one is tried when due again
-        else:
-            self._chain = chained
-        finally:
-            self.saved = mark.seq
+            return  # the log is untouched: the next one is tried `interval` records on
+        self._chain, self._unpieced, self._window_start = chained, [], state.window_start
 
     def drop_pieces(self) -> None:
         """The pieces opened from did not check out: the next snapshot starts them over."""
         self._chain = None
 
     def _piece(
-        self, records: RecordList, first: int, chunk: list[Record], stop: int
+        self, records: RecordList, stop: int
     ) -> tuple[SnapshotPiece | None, tuple[int, str, int] | None]:
-        """The piece the snapshot at `stop` adds (`chunk` holds the records [first, stop)), and
-        the pieces it then has; (None, None) when it can have none."""
+        """The piece the snapshot at `stop` adds, and the pieces it then has; (None, None) when
+        it can have none."""
         if self._chain is None:  # start over, from seq 0, once the records before are read
             if not getattr(records, "loaded", True):
                 return None, None
             count, digest, start, covered = 0, "", 0, records[0:stop]
         else:
             count, digest, start = self._chain
-            covered = chunk if start == first else records[start:stop]  # after a failed save
+            covered = self._unpieced
         data = snapshot.piece(covered, start, stop)
         return SnapshotPiece(start, data), (count + 1, snapshot.chain(digest, data), stop)
-
-    def _window_lines(self) -> tuple[bytearray, str]:
-        """``snapshot.window_lines(self.state.window)`` and its SHA-256, formatting and hashing
-        only the records new to it."""
-        window = self.state.window
-        if window is not self._window:  # a turn boundary started a new window (or none yet)
-            self._window, self._lines, self._lined = window, bytearray(), 0
-            self._hash = hashlib.sha256()
-        if self._lined < len(window):
-            added = snapshot.window_lines(window[self._lined :])
-            self._lines += added
-            self._hash.update(added)
-            self._lined = len(window)
-        return self._lines, self._hash.hexdigest()  # encode copies the lines into the document
 
 
 __all__ = ["Opened", "RecordList", "ResumedRecords", "Snapshots", "load"]

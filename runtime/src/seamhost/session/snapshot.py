@@ -10,9 +10,10 @@ The document is lines of JSON::
     <count> envelope lines: the records [window_start, n)
 
 The window's lines have their own digest, in the meta line, so that the first line's covers
-everything: a live session keeps the window's digest as the window grows (each record hashed
-once), where one digest of every byte (version 2) hashed a long open turn's whole window again
-at every snapshot.
+everything. (Version 2 had one digest of every byte; version 3 gave the window its own so that a
+live session could keep it as a long open turn grew. A live session now snapshots a turn only
+once its window has moved, `resumed.Snapshots`, so each document's window is hashed once; the
+format stays, and version 3 documents written before remain valid.)
 
 The meta line's ``"pieces"`` is null or ``[k, "<chain>"]``: the snapshot has `k` pieces (kept by
 the store beside it, ``SnapshotPiece``), which together hold every record of the
@@ -55,23 +56,10 @@ VERSION = 3  # bump when Derived's contents or meaning change: older snapshots t
 # 2: pieces (the records the conversation is derived from); 3: the window's own digest
 
 
-def encode(
-    derived: Derived,
-    header: SessionHeader,
-    window: bytes | bytearray | None = None,
-    window_digest: str | None = None,
-) -> bytes:
-    """The snapshot document of `derived`, for the session `header` names.
-
-    `window` may give the window's part of it ready made: :func:`window_lines` of
-    ``derived.window``, and `window_digest` its SHA-256 (a live session keeps both as the
-    window grows, so that a snapshot of a long open turn neither formats nor hashes its records
-    again every time).
-    """
-    if window is None:
-        window = window_lines(derived.window)
-    if window_digest is None:
-        window_digest = hashlib.sha256(window).hexdigest()
+def encode(derived: Derived, header: SessionHeader) -> bytes:
+    """The snapshot document of `derived`, for the session `header` names."""
+    window = window_lines(derived.window)
+    window_digest = hashlib.sha256(window).hexdigest()
     meta = {
         "session_id": header.session_id,
         "created": header.created,
