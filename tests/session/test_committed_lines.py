@@ -84,3 +84,23 @@ def test_iterating_sees_records_committed_meanwhile() -> None:
         if record.seq < 3:
             session.append_data("step/start", {"turn": 1, "step": record.seq + 1})
     assert seen == [0, 1, 2, 3]
+
+
+def test_every_slice_is_the_slice_of_the_records_one_by_one() -> None:
+    # Slices are made in bulk: across the opened records and the committed ones, with ignorable
+    # records among them, empty and reversed ranges included, each equals indexing one by one.
+    opened = [
+        Record(0, "turn/start", 5, plain={"turn": 1}),
+        Record(1, "vendor/y", 5, plain={}, ignorable=True),
+    ]
+    records = CommittedRecords(opened)
+    for seq in range(2, 8):
+        ignorable = seq % 3 == 0
+        kind = "vendor/x" if ignorable else "step/start"
+        records.append(Record(seq, kind, 6, plain={"turn": 1, "step": seq}, ignorable=ignorable))
+    one_by_one = [records[i] for i in range(len(records))]
+    for first in range(-2, len(records) + 2):
+        for stop in range(-2, len(records) + 2):
+            made = records[first:stop]
+            assert made == one_by_one[first:stop], (first, stop)
+            assert [r.ignorable for r in made] == [r.ignorable for r in one_by_one[first:stop]]

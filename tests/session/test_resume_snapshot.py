@@ -45,6 +45,10 @@ def test_folding_in_pieces_is_folding_at_once() -> None:
     for cut in range(len(records) + 1):
         pieces = Derived().fold(records[:cut]).copy().fold(records[cut:])
         assert pieces.summary() == replay(records).summary()
+        lean = Derived().fold(records[:cut], window=False).fold(records[cut:], window=False)
+        assert lean.window == []
+        lean.window = records[lean.window_start :]
+        assert lean.summary() == replay(records).summary()
 
 
 def test_a_fold_refuses_records_that_do_not_follow() -> None:
@@ -245,7 +249,10 @@ def test_a_session_opened_from_a_snapshot_waits_for_its_window_to_move() -> None
         keeper.records = records[:cut]
         snapshots.after_flush(keeper.records)
     assert keeper.bodies == []  # still the window it was opened from
-    assert snapshots.state.summary() == replay(records).summary()  # folded all the same
+    state = snapshots.state  # folded all the same, without holding the window
+    assert state.window == []
+    state.window = records[state.window_start :]
+    assert state.summary() == replay(records).summary()
     ended = Record(len(records), "turn/end", 1, plain={"turn": 3, "reason": "completed"})
     keeper.records = [*records, ended]
     snapshots.after_flush(keeper.records)

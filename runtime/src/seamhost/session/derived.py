@@ -64,18 +64,25 @@ class Derived:
     # None when it has none (or it was not read from a snapshot).
     chain: tuple[int, str] | None = None
 
-    def fold(self, records: Iterable[Record]) -> Derived:
-        """Advance over `records`, which must continue at `seq`; returns self."""
-        last, window, usage = self.last, self.window, self.usage
+    def fold(self, records: Iterable[Record], *, window: bool = True) -> Derived:
+        """Advance over `records`, which must continue at `seq`; returns self.
+
+        Without `window`, the window is left empty and only its start is kept: a live session
+        keeps its records anyway, and slices the window from them when it writes a snapshot
+        (``resumed.Snapshots``), so a long open turn is not held twice, as records the garbage
+        collector walks."""
+        last, usage = self.last, self.usage
+        kept = self.window if window else None
         for record in records:
             if record.seq != self.seq:
                 raise ValueError(f"record seq {record.seq} does not follow {self.seq}")
             kind = record.type
             if kind in BOUNDARIES:
-                window = self.window = [record]
                 self.window_start = record.seq
-            else:
-                window.append(record)
+                if kept is not None:
+                    kept = self.window = [record]
+            elif kept is not None:
+                kept.append(record)
             if kind == "model/usage":
                 usage["input_tokens"] += int(record.data["input_tokens"])
                 usage["output_tokens"] += int(record.data["output_tokens"])

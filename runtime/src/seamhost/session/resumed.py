@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol, overload
 
 from seamhost.errors import SeamhostError
 from seamhost.session import snapshot
-from seamhost.session.derived import SHOWN, Derived
+from seamhost.session.derived import Derived
 from seamhost.session.store import SnapshotPiece, SnapshotWriter
 
 if TYPE_CHECKING:
@@ -155,7 +155,10 @@ class Snapshots:
             interval = keeper.snapshot_interval if keeper is not None else 0
         self.interval = interval
         self._writer = keeper if self.interval else None
+        # Folded without its window (`Derived.fold`): the window is sliced from the session's
+        # records when a snapshot is written.
         self.state = opened.copy() if opened is not None else Derived()
+        self.state.window = []
         # The seq of the last check: a snapshot saved, tried, or not due for the same window.
         self.checked = opened.seq if opened is not None else 0
         # The window start of the last snapshot saved (or opened from); None before any.
@@ -166,8 +169,8 @@ class Snapshots:
         self._chain: tuple[int, str, int] | None = (0, "", 0)
         if opened is not None:
             self._chain = (*opened.chain, opened.seq) if opened.chain is not None else None
-        # The records of the shown types folded since the chain's last piece: the next piece.
-        self._unpieced: list[Record] = []
+        # The piece lines of the records folded since the chain's last piece: the next piece.
+        self._unpieced: list[bytes] = []
 
     def after_flush(self, records: RecordList) -> None:
         """Save a snapshot when one is due; never raises for the store's sake.
@@ -187,13 +190,18 @@ class Snapshots:
             return
         state, self.checked = self.state, mark.seq
         chunk = records[state.seq : mark.seq]  # each record is folded once, saved or not
-        state.fold(chunk)
-        self._unpieced += [r for r in chunk if r.type in SHOWN]
+        state.fold(chunk, window=False)
+        self._unpieced += snapshot.piece_lines(chunk)
+        del chunk
         if state.window_start == self._window_start:
             return  # the same window as the last snapshot: wait for the next turn boundary
         piece, chained = self._piece(records, mark.seq)
         state.chain = chained[:2] if chained is not None else None
-        body = snapshot.encode(state, writer.header)
+        state.window = records[state.window_start : mark.seq]
+        try:
+            body = snapshot.encode(state, writer.header)
+        finally:
+            state.window = []
         try:
             writer.save_snapshot(mark, body, piece)
         except (SeamhostError, OSError):
@@ -212,11 +220,11 @@ class Snapshots:
         if self._chain is None:  # start over, from seq 0, once the records before are read
             if not getattr(records, "loaded", True):
                 return None, None
-            count, digest, start, covered = 0, "", 0, records[0:stop]
+            count, digest, start = 0, "", 0
+            data = snapshot.piece(records[0:stop], start, stop)
         else:
             count, digest, start = self._chain
-            covered = self._unpieced
-        data = snapshot.piece(covered, start, stop)
+            data = snapshot.pack(self._unpieced, start, stop)
         return SnapshotPiece(start, data), (count + 1, snapshot.chain(digest, data), stop)
 
 

@@ -157,13 +157,23 @@ def piece(records: Iterable[Record], start: int, stop: int) -> bytes:
     a line each: seq, type, time, 1 if ignorable else 0, and the data's JSON, tab-separated (no
     JSON is parsed to read one back: a record's data is parsed only when it is used); the lines
     compressed as one zstd frame, after a header line that gives its size."""
-    import zstandard  # here: a session that keeps no snapshot never loads it
+    return pack(piece_lines(records), start, stop)
 
-    lines = [
+
+def piece_lines(records: Iterable[Record]) -> list[bytes]:
+    """The piece lines of those of `records` of the shown types (bytes, which the garbage
+    collector does not track: a live session keeps them until its next snapshot)."""
+    return [
         b"%d\t%b\t%d\t%d\t%b\n" % (r.seq, r.type.encode(), r.time, r.ignorable, r.data_json)
         for r in records
         if r.type in SHOWN
     ]
+
+
+def pack(lines: list[bytes], start: int, stop: int) -> bytes:
+    """The piece of [start, stop) whose lines (:func:`piece_lines`) are `lines`."""
+    import zstandard  # here: a session that keeps no snapshot never loads it
+
     body = zstandard.ZstdCompressor(level=PIECE_LEVEL).compress(b"".join(lines))
     return b"piece %d %d %d %d\n%b" % (start, stop, len(lines), len(body), body)
 
@@ -247,4 +257,13 @@ def _records(pieces: list[list[bytes]]) -> Iterator[Record]:
             )
 
 
-__all__ = ["chain", "decode", "encode", "piece", "shown_records", "window_lines"]
+__all__ = [
+    "chain",
+    "decode",
+    "encode",
+    "pack",
+    "piece",
+    "piece_lines",
+    "shown_records",
+    "window_lines",
+]
