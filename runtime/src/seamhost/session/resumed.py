@@ -191,7 +191,8 @@ class Snapshots:
         state, self.checked = self.state, mark.seq
         chunk = records[state.seq : mark.seq]  # each record is folded once, saved or not
         state.fold(chunk, window=False)
-        self._unpieced += snapshot.piece_lines(chunk)
+        if self._chain is not None:  # else the next piece starts over from seq 0
+            self._unpieced += snapshot.piece_lines(chunk)
         del chunk
         if state.window_start == self._window_start:
             return  # the same window as the last snapshot: wait for the next turn boundary
