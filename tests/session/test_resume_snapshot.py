@@ -12,7 +12,7 @@ from seamhost.session.live import Session
 from seamhost.session.memory import MemoryStore
 from seamhost.session.record import Record, parse_envelope
 from seamhost.session.resumed import ResumedRecords, Snapshots
-from seamhost.session.store import SnapshotMark, SnapshotPiece
+from seamhost.session.store import SnapshotMark, SnapshotPiece, snapshot_writer
 from seamhost.testing.persistence import make_header
 from seamhost.testing.persistence_snapshots import turn_events
 
@@ -299,3 +299,29 @@ def test_pieces_are_decompressed_only_once_their_chain_checks_out(
     other = replay(records)
     other.chain = (1, "0" * 64)
     assert snapshot.shown_records(data, other) is None
+
+
+class BeforePieces(Keeper):
+    """A writer of the protocol before pieces: `save_snapshot(mark, body)`."""
+
+    def save_snapshot(self, mark: SnapshotMark, body: bytes) -> None:  # type: ignore[override]
+        raise AssertionError("the kernel must not save to it")
+
+
+def test_a_writer_whose_save_takes_no_piece_keeps_no_snapshot(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # Saving to it would raise TypeError from a flush: it is a writer without the protocol,
+    # opened by a full replay, and the log says why once.
+    keeper = BeforePieces()
+    with caplog.at_level("WARNING", logger="seamhost.session"):
+        assert snapshot_writer(keeper) is None
+        assert snapshot_writer(BeforePieces()) is None
+    assert [r.getMessage() for r in caplog.records] == [
+        "BeforePieces.save_snapshot does not take (mark, body, piece): its sessions keep no "
+        "resume snapshots and open by a full replay (docs/design.md, 'Resume snapshots')"
+    ]
+    snapshots = Snapshots(keeper, None)  # type: ignore[arg-type]  # a stand-in
+    keeper.records = records_of(3)
+    snapshots.after_flush(keeper.records)  # no snapshot, no TypeError
+    assert snapshot_writer(Keeper()) is not None

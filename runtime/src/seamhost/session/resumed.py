@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol, overload
 from seamhost.errors import SeamhostError
 from seamhost.session import snapshot
 from seamhost.session.derived import Derived
-from seamhost.session.store import SnapshotPiece, SnapshotWriter
+from seamhost.session.store import SnapshotPiece, snapshot_writer
 
 if TYPE_CHECKING:
     from seamhost.session.record import Record
@@ -113,7 +113,8 @@ class ResumedRecords:
 
 def load(writer: SessionWriter) -> Opened:
     """The records of the session `writer` opened, and the snapshot state it opened from."""
-    stored = writer.opened_from() if isinstance(writer, SnapshotWriter) else None
+    keeper = snapshot_writer(writer)
+    stored = keeper.opened_from() if keeper is not None else None
     derived = snapshot.decode(stored.body, writer.header) if stored is not None else None
     if stored is not None and derived is not None and derived.seq == stored.seq:
         tail = list(stored.tail)
@@ -150,11 +151,12 @@ class Snapshots:
     ) -> None:
         """`interval` (durable records between two snapshots; 0: none) defaults to the writer's
         ``snapshot_interval``."""
-        keeper = writer if isinstance(writer, SnapshotWriter) else None
+        keeper = snapshot_writer(writer)
         if interval is None:
             interval = keeper.snapshot_interval if keeper is not None else 0
         self.interval = interval
         self._writer = keeper if self.interval else None
+        self._header = writer.header
         # Folded without its window (`Derived.fold`): the window is sliced from the session's
         # records when a snapshot is written.
         self.state = opened.copy() if opened is not None else Derived()
@@ -200,7 +202,7 @@ class Snapshots:
         state.chain = chained[:2] if chained is not None else None
         state.window = records[state.window_start : mark.seq]
         try:
-            body = snapshot.encode(state, writer.header)
+            body = snapshot.encode(state, self._header)
         finally:
             state.window = []
         try:

@@ -232,6 +232,45 @@ class SnapshotWriter(Protocol):
     def opened_from(self) -> StoredSnapshot | None: ...
 
 
+def snapshot_writer(writer: object) -> SnapshotWriter | None:
+    """`writer` as a :class:`SnapshotWriter` when it keeps resume snapshots by this protocol,
+    else None: the kernel then opens its sessions by a full replay and saves no snapshot.
+
+    A writer whose ``save_snapshot`` cannot take a piece (the protocol before pieces) is None,
+    with a warning naming its class: saving to it would raise ``TypeError`` from every flush
+    after the first snapshot fell due. (The contract, ``seamhost.testing.persistence_snapshots``,
+    fails on such a writer.)"""
+    if not isinstance(writer, SnapshotWriter):
+        return None
+    cls = type(writer)
+    takes = _TAKES_PIECE.get(cls)
+    if takes is None:
+        takes = _TAKES_PIECE[cls] = _takes_piece(writer)
+    return writer if takes else None
+
+
+_TAKES_PIECE: dict[type, bool] = {}  # by writer class: whether `save_snapshot` takes a piece
+
+
+def _takes_piece(writer: SnapshotWriter) -> bool:
+    import inspect  # here: only once per writer class
+
+    try:
+        inspect.signature(writer.save_snapshot).bind(None, None, None)  # mark, body, piece
+    except TypeError:
+        import logging
+
+        logging.getLogger("seamhost.session").warning(
+            "%s.save_snapshot does not take (mark, body, piece): its sessions keep no resume "
+            "snapshots and open by a full replay (docs/design.md, 'Resume snapshots')",
+            type(writer).__qualname__,
+        )
+        return False
+    except ValueError:  # no signature to read (a built-in): taken at its word
+        pass
+    return True
+
+
 @runtime_checkable
 class SnapshotStore(Protocol):
     """A store whose writers keep resume snapshots, as `seamhost session verify` checks them."""

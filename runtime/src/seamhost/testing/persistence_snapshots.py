@@ -22,7 +22,7 @@ from seamhost.session import snapshot
 from seamhost.session.derived import SHOWN, replay
 from seamhost.session.live import Session
 from seamhost.session.record import Record
-from seamhost.session.store import SnapshotPiece, SnapshotWriter
+from seamhost.session.store import SnapshotPiece, SnapshotWriter, snapshot_writer
 from seamhost.testing.persistence_samples import append_all, envelopes, make_header, sample_events
 
 if TYPE_CHECKING:
@@ -63,6 +63,9 @@ class SnapshotContract:
         if not isinstance(writer, SnapshotWriter):
             writer.close()
             pytest.skip("the backend's writers keep no resume snapshots (every open replays)")
+        assert snapshot_writer(writer) is not None, (
+            "save_snapshot must take (mark, body, piece): the kernel keeps no snapshot for it"
+        )
         return writer
 
     def snapshotted(self, store: SessionStore, turns: int = 3) -> list[bytes]:
