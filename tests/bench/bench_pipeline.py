@@ -238,6 +238,10 @@ def main() -> int:
     ok = report("governed pipeline", rows) == 0 and fsync_ok
     print()
     print("\n".join(lines + fsync_lines))
+    print(
+        "(a) and (b) counted in instructions, which do not move with the machine's load: "
+        "tests/bench/bench_instructions.py"
+    )
     return 1 if args.strict and not ok else 0
 
 
