@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from seamhost.session import snapshot
 from seamhost.session.derived import SHOWN, Derived, replay
+from seamhost.session.lines import CommittedRecords
 from seamhost.session.live import Session
 from seamhost.session.memory import MemoryStore
 from seamhost.session.record import Record, parse_envelope
@@ -325,3 +329,80 @@ def test_a_writer_whose_save_takes_no_piece_keeps_no_snapshot(
     keeper.records = records_of(3)
     snapshots.after_flush(keeper.records)  # no snapshot, no TypeError
     assert snapshot_writer(Keeper()) is not None
+
+
+COMMITTED = st.lists(
+    st.sampled_from(
+        [
+            ("turn/start", {"turn": 1}, False),
+            ("turn/end", {"turn": 1, "reason": "completed"}, False),
+            ("step/start", {"turn": 1, "step": 1}, False),
+            ("user/message", {"turn": 1, "step": 0, "content": "é\t\n", "source": "user"}, False),
+            (
+                "model/usage",
+                {"turn": 1, "step": 1, "attempt": 1, "input_tokens": 7, "output_tokens": 2},
+                False,
+            ),
+            *[
+                (
+                    "tool/dispatch",
+                    {"call_id": "c", "attempt": n, "sandbox_mode": "read-only", "args_digest": "x"},
+                    False,
+                )
+                for n in (1, 2)
+            ],
+            (
+                "tool/result",
+                {"turn": 1, "step": 1, "call_id": "c", "is_error": False, "content": "ok"},
+                False,
+            ),
+            ("vendor/note", {"text": '"data":{}'}, True),
+            ("sandbox/mode", {"mode": "read-only", "source": "user"}, False),
+        ]
+    ),
+    max_size=40,
+)
+
+
+@given(events=COMMITTED, cuts=st.lists(st.integers(0, 40), max_size=4))
+def test_folding_committed_columns_is_folding_their_records(
+    events: list[tuple[str, dict[str, Any], bool]], cuts: list[int]
+) -> None:
+    # A snapshot folds what the session committed as columns of lines, making only the last
+    # record of each type: the state, and the piece lines, are those of folding every record.
+    session = Session(MemoryStore().create(make_header("s-1")))
+    for kind, data, ignorable in events:
+        session.append_data(kind, data, ignorable=ignorable)
+    records = session._records
+    assert isinstance(records, CommittedRecords)
+    state, lines = Derived(), []
+    for stop in [*sorted(min(c, len(records)) for c in cuts), len(records)]:
+        columns = records.columns(state.seq, stop)
+        assert columns is not None
+        state.fold_columns(columns)
+        lines += snapshot.column_piece_lines(columns)
+    expected = Derived().fold(list(records), window=False)
+    assert (state.seq, state.last_time, state.window_start) == (
+        expected.seq,
+        expected.last_time,
+        expected.window_start,
+    )
+    assert state.usage == expected.usage == replay(list(records)).usage
+    assert state.last == expected.last
+    assert [r.ignorable for r in state.last.values()] == [
+        expected.last[kind].ignorable for kind in state.last
+    ]
+    assert lines == snapshot.piece_lines(records)
+
+
+def test_columns_are_only_of_what_the_session_committed() -> None:
+    opened = [Record(0, "turn/start", 5, plain={"turn": 1})]
+    records = CommittedRecords(opened)
+    records.append(Record(1, "step/start", 6, plain={"turn": 1, "step": 1}))
+    assert records.columns(0, 2) is None  # the opened record is not a committed line
+    assert records.columns(1, 3) is None  # past the end
+    columns = records.columns(1, 2)
+    assert columns is not None
+    assert (columns.first, columns.types) == (1, ["step/start"])
+    with pytest.raises(ValueError, match="does not follow"):
+        Derived().fold_columns(columns)

@@ -12,14 +12,28 @@ list, or :class:`~seamhost.session.resumed.ResumedRecords`) are kept as they cam
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, overload
+from collections.abc import Container, Iterator
+from typing import TYPE_CHECKING, NamedTuple, overload
 
-from seamhost.session.record import committed_record
+from seamhost.session.record import committed_data_json, committed_record
 
 if TYPE_CHECKING:
     from seamhost.session.record import Record
     from seamhost.session.resumed import RecordList
+
+
+class Columns(NamedTuple):
+    """Committed records [first, first + len(types)) as columns: type, time, envelope line."""
+
+    first: int
+    types: list[str]
+    times: list[int]
+    lines: list[bytes]
+    ignorable: Container[int]  # the seqs of the ignorable ones
+
+    def data_json(self, index: int) -> bytes:
+        """The data JSON of the record at `index` (of these columns)."""
+        return committed_data_json(self.lines[index], self.first + index in self.ignorable)
 
 
 class CommittedRecords:
@@ -61,6 +75,22 @@ class CommittedRecords:
         """The bytes of every record's envelope line, a line break after each."""
         opened = sum(len(record.envelope()) + 1 for record in self._opened)
         return opened + sum(map(len, self._lines)) + len(self._lines)
+
+    def columns(self, first: int, stop: int) -> Columns | None:
+        """The records [first, stop) as the session committed them, without making a record of
+        each (a snapshot's fold reads them so); None when some of them are not committed here
+        (the records the session was opened with)."""
+        start = self._start
+        if first < start or stop > len(self):
+            return None
+        low, high = first - start, stop - start
+        return Columns(
+            first,
+            self._types[low:high],
+            self._times[low:high],
+            self._lines[low:high],
+            self._ignorable,
+        )
 
     def _made(self, index: int) -> Record:
         seq = self._start + index
@@ -116,4 +146,4 @@ class CommittedRecords:
             index += 1
 
 
-__all__ = ["CommittedRecords"]
+__all__ = ["Columns", "CommittedRecords"]

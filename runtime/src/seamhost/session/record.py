@@ -134,9 +134,7 @@ class _Committed(Record):
     # replay's first read of each record's data a microsecond (measured).
     @property
     def data_json(self) -> bytes:
-        line = self._line
-        # The type is a JSON string, where '"' is always escaped: the first ',"data":' is the key.
-        return line[line.index(b',"data":') + 8 : -18 if self.ignorable else -1]
+        return committed_data_json(self._line, self.ignorable)
 
     def envelope(self) -> bytes:
         return self._line
@@ -176,6 +174,12 @@ class _CommittedDraft(Record):
     __setattr__ = object.__setattr__  # type: ignore[assignment]  # the generic one, specialised
 
     _line: bytes
+
+
+def committed_data_json(line: bytes, ignorable: bool) -> bytes:
+    """The data JSON of a committed envelope `line` (see :func:`committed_record`)."""
+    # The type is a JSON string, where '"' is always escaped: the first ',"data":' is the key.
+    return line[line.index(b',"data":') + 8 : -18 if ignorable else -1]
 
 
 def committed_record(seq: int, type: str, time: int, line: bytes, *, ignorable: bool) -> Record:

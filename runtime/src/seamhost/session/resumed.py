@@ -191,11 +191,19 @@ class Snapshots:
         if mark is None or mark.seq - self.checked < self.interval or mark.seq > len(records):
             return
         state, self.checked = self.state, mark.seq
-        chunk = records[state.seq : mark.seq]  # each record is folded once, saved or not
-        state.fold(chunk, window=False)
-        if self._chain is not None:  # else the next piece starts over from seq 0
-            self._unpieced += snapshot.piece_lines(chunk)
-        del chunk
+        # Each record is folded once, saved or not: those committed here as their lines.
+        columns = getattr(records, "columns", None)
+        columns = columns(state.seq, mark.seq) if columns is not None else None
+        if columns is not None:
+            state.fold_columns(columns)
+            if self._chain is not None:  # else the next piece starts over from seq 0
+                self._unpieced += snapshot.column_piece_lines(columns)
+        else:
+            chunk = records[state.seq : mark.seq]
+            state.fold(chunk, window=False)
+            if self._chain is not None:
+                self._unpieced += snapshot.piece_lines(chunk)
+            del chunk
         if state.window_start == self._window_start:
             return  # the same window as the last snapshot: wait for the next turn boundary
         piece, chained = self._piece(records, mark.seq)

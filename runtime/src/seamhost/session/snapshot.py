@@ -47,6 +47,7 @@ from seamhost.session.derived import BOUNDARIES, SHOWN, Derived, usage_of
 from seamhost.session.record import MalformedRecord, Record, parse_envelope
 
 if TYPE_CHECKING:
+    from seamhost.session.lines import Columns
     from seamhost.session.store import SessionHeader
 
 MAGIC = b"seamhost-snapshot"
@@ -170,6 +171,17 @@ def piece_lines(records: Iterable[Record]) -> list[bytes]:
     ]
 
 
+def column_piece_lines(columns: Columns) -> list[bytes]:
+    """:func:`piece_lines` of committed records given as columns, without making the records."""
+    first, times, data_json = columns.first, columns.times, columns.data_json
+    return [
+        b"%d\t%b\t%d\t%d\t%b\n"
+        % (first + i, kind.encode(), times[i], first + i in columns.ignorable, data_json(i))
+        for i, kind in enumerate(columns.types)
+        if kind in SHOWN
+    ]
+
+
 def pack(lines: list[bytes], start: int, stop: int) -> bytes:
     """The piece of [start, stop) whose lines (:func:`piece_lines`) are `lines`."""
     import zstandard  # here: a session that keeps no snapshot never loads it
@@ -259,6 +271,7 @@ def _records(pieces: list[list[bytes]]) -> Iterator[Record]:
 
 __all__ = [
     "chain",
+    "column_piece_lines",
     "decode",
     "encode",
     "pack",
