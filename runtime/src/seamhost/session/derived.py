@@ -25,15 +25,12 @@ them, not the whole log.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import attrs
 import orjson
 
-from seamhost.session.record import Record, committed_record
-
-if TYPE_CHECKING:
-    from seamhost.session.lines import Columns
+from seamhost.session.record import Columns, Record, committed_record
 
 BOUNDARIES = frozenset({"turn/start", "turn/end"})
 # The types of the records the conversation the model is shown is derived from (the agent's

@@ -12,28 +12,14 @@ list, or :class:`~seamhost.session.resumed.ResumedRecords`) are kept as they cam
 
 from __future__ import annotations
 
-from collections.abc import Container, Iterator
-from typing import TYPE_CHECKING, NamedTuple, overload
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, overload
 
-from seamhost.session.record import committed_data_json, committed_record
+from seamhost.session.record import Columns, committed_record
 
 if TYPE_CHECKING:
     from seamhost.session.record import Record
     from seamhost.session.resumed import RecordList
-
-
-class Columns(NamedTuple):
-    """Committed records [first, first + len(types)) as columns: type, time, envelope line."""
-
-    first: int
-    types: list[str]
-    times: list[int]
-    lines: list[bytes]
-    ignorable: Container[int]  # the seqs of the ignorable ones
-
-    def data_json(self, index: int) -> bytes:
-        """The data JSON of the record at `index` (of these columns)."""
-        return committed_data_json(self.lines[index], self.first + index in self.ignorable)
 
 
 class CommittedRecords:
@@ -146,4 +132,4 @@ class CommittedRecords:
             index += 1
 
 
-__all__ = ["Columns", "CommittedRecords"]
+__all__ = ["CommittedRecords"]

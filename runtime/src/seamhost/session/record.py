@@ -10,7 +10,7 @@ its data as JSON bytes or as a private parsed copy and hands out only read-only 
 from __future__ import annotations
 
 from collections.abc import Container
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -180,6 +180,21 @@ def committed_data_json(line: bytes, ignorable: bool) -> bytes:
     """The data JSON of a committed envelope `line` (see :func:`committed_record`)."""
     # The type is a JSON string, where '"' is always escaped: the first ',"data":' is the key.
     return line[line.index(b',"data":') + 8 : -18 if ignorable else -1]
+
+
+class Columns(NamedTuple):
+    """Records the live session committed, [first, first + len(types)), as columns: type, time,
+    envelope line (``CommittedRecords.columns``)."""
+
+    first: int
+    types: list[str]
+    times: list[int]
+    lines: list[bytes]
+    ignorable: Container[int]  # the seqs of the ignorable ones
+
+    def data_json(self, index: int) -> bytes:
+        """The data JSON of the record at `index` (of these columns)."""
+        return committed_data_json(self.lines[index], self.first + index in self.ignorable)
 
 
 def committed_record(seq: int, type: str, time: int, line: bytes, *, ignorable: bool) -> Record:

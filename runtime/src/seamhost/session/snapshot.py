@@ -47,7 +47,7 @@ from seamhost.session.derived import BOUNDARIES, SHOWN, Derived, usage_of
 from seamhost.session.record import MalformedRecord, Record, parse_envelope
 
 if TYPE_CHECKING:
-    from seamhost.session.lines import Columns
+    from seamhost.session.record import Columns
     from seamhost.session.store import SessionHeader
 
 MAGIC = b"seamhost-snapshot"
