@@ -9,8 +9,8 @@ else (no snapshot, a store without them, a snapshot the kernel rejects) is a ful
 ``writer.existing()``. Either way the session holds exactly the records of the log.
 
 :class:`Snapshots` keeps them: after a flush, once `interval` records have become durable since
-the last snapshot, it folds the new records into its state, and hands the document to the writer
-when the window has moved since the last one (a turn boundary). Each record is folded once,
+its last check, it folds the new records into its state, and hands the document to the writer
+when the window has moved since the last snapshot (a turn boundary). Each record is folded once,
 after a flush, so appends pay nothing for it.
 """
 
@@ -203,7 +203,6 @@ class Snapshots:
             state.fold(chunk, window=False)
             if self._chain is not None:
                 self._unpieced += snapshot.piece_lines(chunk)
-            del chunk
         if state.window_start == self._window_start:
             return  # the same window as the last snapshot: wait for the next turn boundary
         piece, chained = self._piece(records, mark.seq)
