@@ -94,8 +94,8 @@ class Derived:
     def fold_columns(self, columns: Columns) -> Derived:
         """``fold(records, window=False)`` over records the live session committed, given as
         columns (``CommittedRecords.columns``): only the last record of each type is made, and
-        only the usage types' data is read (a snapshot's fold of a turn of tool calls otherwise
-        made a record of each, a tenth of what each call added to a durable step cost)."""
+        only the usage types' data is read (making a record of each cost about 8k of the 280k
+        instructions each call added to a durable step, docs/design.md §9)."""
         if columns.first != self.seq:
             raise ValueError(f"record seq {columns.first} does not follow {self.seq}")
         types = columns.types

@@ -52,6 +52,7 @@ if TYPE_CHECKING:
 
 MAGIC = b"seamhost-snapshot"
 PIECE_LEVEL = 3  # zstd level of a piece's lines: the log's own
+_PIECE_LINE = b"%d\t%b\t%d\t%d\t%b\n"  # seq, type, time, ignorable (0 or 1), data JSON
 _SHOWN = frozenset(kind.encode() for kind in SHOWN)  # as a piece's lines spell them
 VERSION = 3  # bump when Derived's contents or meaning change: older snapshots then replay
 # 2: pieces (the records the conversation is derived from); 3: the window's own digest
@@ -165,7 +166,7 @@ def piece_lines(records: Iterable[Record]) -> list[bytes]:
     """The piece lines of those of `records` of the shown types (bytes, which the garbage
     collector does not track: a live session keeps them until its next snapshot)."""
     return [
-        b"%d\t%b\t%d\t%d\t%b\n" % (r.seq, r.type.encode(), r.time, r.ignorable, r.data_json)
+        _PIECE_LINE % (r.seq, r.type.encode(), r.time, r.ignorable, r.data_json)
         for r in records
         if r.type in SHOWN
     ]
@@ -175,7 +176,7 @@ def column_piece_lines(columns: Columns) -> list[bytes]:
     """:func:`piece_lines` of committed records given as columns, without making the records."""
     first, times, data_json = columns.first, columns.times, columns.data_json
     return [
-        b"%d\t%b\t%d\t%d\t%b\n"
+        _PIECE_LINE
         % (first + i, kind.encode(), times[i], first + i in columns.ignorable, data_json(i))
         for i, kind in enumerate(columns.types)
         if kind in SHOWN
