@@ -21,7 +21,7 @@ def test_the_main_job_ends_with_the_session_id_and_how_to_show_it(tmp_path: Path
     assert show == f"show it with: seamhost session show {session_id}"
     stored = [p.name for p in (home / "sessions").iterdir() if p.is_dir()]
     assert stored == [session_id]
-    for code in ("SANDBOX_DENIED", "INVALID_ARGUMENTS", "✓ ok write_file"):
+    for code in ("DENIED_BY_GUARD", "INVALID_ARGUMENTS", "✓ ok write_file"):
         assert code in result.stdout
 
 

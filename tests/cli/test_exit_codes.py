@@ -41,10 +41,11 @@ FILES = {
         '[[turn]]\nuser = "x"\n[[turn.step]]\n[[turn.step.call]]\ntool = "read_file"\n'
         'args = { path = "missing.txt" }\nexpect = { "*" = "ok" }\n'
     ),
-    # every question waits for a person; writing under release/ asks (the default profile's rule)
+    # every question waits for a person; writing under release/ asks (the default profile's
+    # rule), and release/ is writable here, so the tools' guard lets the question be asked
     "deferring.toml": (
         '[profile]\nname = "deferring"\nextends = ["default"]\n'
-        '[plugins.user-approval]\nanswerers = ["defer"]\n'
+        '[plugins.user-approval]\nanswerers = ["defer"]\n[sandbox]\nread_only_paths = []\n'
     ),
     "release.toml": (
         '[[turn]]\nuser = "ship it"\n[[turn.step]]\n[[turn.step.call]]\ntool = "write_file"\n'

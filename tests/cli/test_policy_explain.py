@@ -155,16 +155,21 @@ def test_attack_5_a_star_in_an_approval_rule_stays_in_its_directory(tmp_path: Pa
     scenario.write_text(SCENARIO)
     workspace = tmp_path / "ws"
     workspace.mkdir()
+    # release/ writable, so that the tools' guard (the sandbox's refusal) leaves the question
+    # to the approval rules, which this attack is about
+    profile = tmp_path / "writable-release.toml"
+    profile.write_text('[profile]\nextends = ["ci"]\n[sandbox]\nread_only_paths = []\n')
     result = run_cli(
-        "run", "--profile", "ci", "--workspace", str(workspace), str(scenario), "--json",
+        "run", "--profile", str(profile), "--workspace", str(workspace), str(scenario), "--json",
         env={"SEAMHOST_HOME": str(tmp_path / "home")},
     )  # fmt: skip
     assert not (workspace / "release/notes/internal/keys/prod.md").exists(), result.stdout
     records = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
     decided = [r["data"] for r in records if r["type"] == "approval/decided"]
     # The keys file matches no approval rule: `*` stays in its directory. The draft matches
-    # `release/notes/*.md` and is allowed by the rule (the sandbox then keeps release/
-    # read-only in the shipped profiles, which is a separate guarantee).
+    # `release/notes/*.md` and is allowed by the rule (the shipped profiles keep release/
+    # read-only, and the tools' guard then denies both before anyone is asked: a separate
+    # guarantee).
     assert [d["outcome"] for d in decided] == ["unavailable", "allowed-once"], decided
     assert "rules[0] allows it" in decided[1]["message"]
     assert "APPROVAL_UNAVAILABLE" in result.stdout

@@ -1,7 +1,8 @@
 """Attack 4 of issue 12, through the real CLI: the shipped ``default`` and writes under release/.
 
 ``default`` sets ``[sandbox] read_only_paths = ["release"]``, so no tool writes there in a
-confining mode: ``edit_file`` is refused ``SANDBOX_DENIED`` by the path policy, and under
+confining mode: ``edit_file`` is refused by the path policy (``DENIED_BY_GUARD``: the tools
+plugin's guard asks it before anyone could approve the write; the body asks again), and under
 bubblewrap a redirection, ``tee``, ``cp`` and ``sed -i`` meet a read-only bind. Under Landlock
 alone the shell cannot be held to it (Landlock cannot carve a read-only hole under a writable
 root) and each shell result says ``partial``; the file tools still refuse.
@@ -43,7 +44,7 @@ def attack(root: Path, profile: str) -> dict[str, dict[str, Any]]:
     calls += [call(name, "shell", command=command) for name, command in SHELL_WRITES.items()]
     results, workspace = run(root, profile, calls)
     assert (workspace / "inside.txt").read_text() == "ok\n"
-    assert results["edit"]["error"]["code"] == "SANDBOX_DENIED", results["edit"]
+    assert results["edit"]["error"]["code"] == "DENIED_BY_GUARD", results["edit"]
     assert "read-only path" in str(results["edit"]["content"])
     return results
 
@@ -82,10 +83,12 @@ def test_a_missing_read_only_path_is_refused_to_file_tools_and_reported_partial(
         root,
         profile,
         [
-            # default's user-approval rule allows release-note drafts; the sandbox still refuses.
+            # default's user-approval rule would allow release-note drafts; the sandbox refuses
+            # first (the tools' guard, before anyone is asked).
             call("mk", "write_file", path="release/notes/1.md", content="2", create_dirs=True),
             call("echo", "shell", command="echo hello"),
         ],
     )
-    assert results["mk"]["error"]["code"] == "SANDBOX_DENIED", results["mk"]
+    assert results["mk"]["error"]["code"] == "DENIED_BY_GUARD", results["mk"]
+    assert "the sandbox will refuse this write" in results["mk"]["content"]
     assert results["echo"]["meta"]["enforcement"] == "partial"

@@ -56,7 +56,7 @@ def test_every_tool_is_registered_by_the_plugin(tmp_path: Path) -> None:
     assert identities["shell"].digest == bundle.tools["shell"].digest
     [plugin] = bundle.snapshot.plugins
     assert plugin.distribution == "seamhost-tools"
-    assert plugin.provides == ("tools/register",)
+    assert plugin.provides == ("tools/guard", "tools/register")
 
 
 def test_a_subset_of_tools(tmp_path: Path) -> None:
@@ -95,7 +95,7 @@ def test_settings_reach_the_tools(tmp_path: Path) -> None:
 def test_descriptor() -> None:
     assert descriptor.problems() == []
     assert descriptor.name == "tools"
-    assert descriptor.provides == frozenset({"tools/register"})
+    assert descriptor.provides == frozenset({"tools/register", "tools/guard"})
     assert descriptor.requires == frozenset()
     assert descriptor.config_schema["additionalProperties"] is False
     for key, prop in CONFIG_SCHEMA["properties"].items():

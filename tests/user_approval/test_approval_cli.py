@@ -113,7 +113,7 @@ def test_at_a_terminal_the_person_allows_what_no_rule_covers(
 
 
 @pytest.mark.parametrize("profile", ["default", "ci"])
-def test_headless_a_rule_allows_and_the_rest_is_unavailable(
+def test_headless_a_doomed_write_is_never_asked_and_the_rest_is_unavailable(
     home: Path, workspace: Path, profile: str
 ) -> None:
     run = run_headless(
@@ -134,8 +134,10 @@ def test_headless_a_rule_allows_and_the_rest_is_unavailable(
     assert run.returncode == ExitCode.OK, run.stdout + run.stderr
     assert "expectation not met" not in run.stderr
     records = stored(home, "headless")
-    # The rule allows the draft; release/ is read-only for every tool, so the sandbox refuses it.
-    assert outcome_of(records, "call-1-1-1") == "SANDBOX_DENIED"
+    # release/ is read-only for every tool: the sandbox would refuse the draft, so the tools
+    # plugin's guard denies it before the approvers are asked (no approval/asked for it).
+    assert outcome_of(records, "call-1-1-1") == "DENIED_BY_GUARD"
+    assert of(records, "approval/asked", "call-1-1-1") == []
     assert outcome_of(records, "call-1-2-1") == "APPROVAL_UNAVAILABLE"
     assert of(records, "tool/dispatch", "call-1-2-1") == [], "the body never started"
     assert not (workspace / "release" / "VERSION").exists()

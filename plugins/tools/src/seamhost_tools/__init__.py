@@ -20,7 +20,7 @@ descriptor = PluginDescriptor(
     name="tools",
     factory=ToolsPlugin,
     config_schema=CONFIG_SCHEMA,
-    provides=["tools/register"],
+    provides=["tools/register", "tools/guard"],
     description="The built-in tools: " + ", ".join(TOOL_NAMES) + ".",
 )
 
