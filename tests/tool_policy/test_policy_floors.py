@@ -278,3 +278,46 @@ def test_a_relative_operand_is_judged_by_where_it_leads_from_the_workspace(
     for command in ("rm -rf ..", "rm -rf build", f"rm -rf {up}/usr/local", "rm -rf sub/x"):
         decision = lab.guard(bundle, "shell", command=command)
         assert decision.verdict is Verdict.ALLOW, (command, decision.reason)
+
+
+SHELL_SPELLINGS_OF_ROOT = [
+    "rm -rf ~/../..",
+    "rm -rf $HOME/../..",
+    "rm -rf ${HOME}/../..",
+    'rm -rf "$HOME"/../../',
+    'rm -rf "$PWD"/../../..',
+    "rm -rf ~/../../*",
+]
+
+
+@pytest.mark.parametrize("command", SHELL_SPELLINGS_OF_ROOT)
+def test_the_root_floor_sees_through_the_shells_expansions(
+    lab: PolicyLab, monkeypatch: pytest.MonkeyPatch, command: str
+) -> None:
+    # As issue 33 reported them: HOME=/root and a workspace two levels below /, where bash
+    # turns every one of these operands into / (or everything under it).
+    monkeypatch.setenv("HOME", "/root")
+    monkeypatch.delenv("OLDPWD", raising=False)
+    deep = PolicyLab(lab.site, Path("/a/b"))
+    bundle = deep.bundle(STRUCTURED_ROOT)
+    denied = deep.guard(bundle, "shell", command=command)
+    assert denied.verdict is Verdict.DENY, denied.reason
+    assert deep.decide(bundle, "shell", command=command).verdict is Verdict.DENY
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'cd "$X" && rm -rf ../..',  # the .. of a directory only the run knows may reach /
+        "rm -rf build/$X",  # $X may be ../../..
+        "rm -rf ./*/../..",  # a match may be a link anywhere, and then .. is its parent's
+        'rm -rf "$(pwd)"/..',
+    ],
+)
+def test_an_operand_only_the_run_can_place_fails_the_root_floor(
+    lab: PolicyLab, monkeypatch: pytest.MonkeyPatch, command: str
+) -> None:
+    monkeypatch.setenv("HOME", "/root")
+    deep = PolicyLab(lab.site, Path("/a/b/c/d"))  # no .. of it is a top-level directory
+    denied = deep.guard(deep.bundle(STRUCTURED_ROOT), "shell", command=command)
+    assert denied.verdict is Verdict.DENY, denied.reason
