@@ -36,6 +36,7 @@ import attrs
 
 from seamhost import jsonvalue
 from seamhost.globs import Match
+from seamhost_tool_policy.environment import ShellEnvironment
 from seamhost_tool_policy.marks import UNKNOWN
 from seamhost_tool_policy.structure import Command
 from seamhost_tool_policy.unwrap import Analysis, analyse_argv, analyse_script
@@ -113,7 +114,7 @@ class CallView:
     @classmethod
     def of(cls, call: ToolInvocation, argument_names: tuple[str, ...]) -> CallView:
         arguments = call.arguments
-        shell = _shell(arguments, call.workspace)
+        shell = _shell(arguments, call.workspace, os.environ)
         return cls(
             tool=call.tool.spec.name,
             effect=call.tool.spec.effect,
@@ -148,25 +149,28 @@ class CallView:
                     yield Subject(command, place, named)
 
 
-def _shell(arguments: Mapping[str, Any], workspace: Path) -> Analysis | None:
-    """The analysis of a shell call, its commands placed in the call's directory (or None)."""
-    found = _analysis(arguments)
-    if found is None:
-        return None
+def _shell(
+    arguments: Mapping[str, Any], workspace: Path, environ: Mapping[str, str]
+) -> Analysis | None:
+    """The analysis of a shell call started with `environ`, its commands placed in the call's
+    directory (or None)."""
     cwd = arguments.get("cwd")
     directory = _absolute(workspace, cwd if isinstance(cwd, str) else ".")
+    found = _analysis(arguments, ShellEnvironment.of(directory, environ))
+    if found is None:
+        return None
     placed = tuple(attrs.evolve(c, directory=directory) for c in found.commands)
     return attrs.evolve(found, commands=placed)
 
 
-def _analysis(arguments: Mapping[str, Any]) -> Analysis | None:
+def _analysis(arguments: Mapping[str, Any], environment: ShellEnvironment) -> Analysis | None:
     analyses = []
     for key in ("command", "argv"):
         value = arguments.get(key)
         if isinstance(value, str) and key == "command":
-            analyses.append(analyse_script(value))
+            analyses.append(analyse_script(value, environment))
         elif isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
-            analyses.append(analyse_argv(value))
+            analyses.append(analyse_argv(value, environment))
     if not analyses:
         return None
     if len(analyses) == 1:

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import attrs
 
+from seamhost_tool_policy.expansion import plain
 from seamhost_tool_policy.marks import UNKNOWN
 from seamhost_tool_policy.parser import Parser
 from seamhost_tool_policy.shellwords import MAX_DEPTH
@@ -81,13 +82,26 @@ class Split:
         return not self.unsure
 
 
-def split(text: str) -> Split:
-    """Split `text` (what ``bash -c`` would run) into its simple commands."""
+def split(text: str, *, marked: bool = False) -> Split:
+    """Split `text` (what ``bash -c`` would run) into its simple commands.
+
+    `marked` keeps the marks of what the environment may pin (:mod:`.marks`) in the words, the
+    redirection targets and the here-strings, for the analyser to replace; otherwise they are
+    :data:`UNKNOWN` like any run-time text.
+    """
     parser = Parser(text, 0)
     parser.run()
+    keep = (lambda word: word) if marked else plain
     commands = tuple(
-        SimpleCommand(f.words, f.assignments, f.source, tuple(f.stdin), tuple(f.redirects))
+        SimpleCommand(
+            tuple(keep(w) for w in f.words),
+            f.assignments,
+            f.source,
+            tuple(keep(s) for s in f.stdin),
+            tuple(keep(r) for r in f.redirects),
+        )
         for f in parser.found
     )
     unsure = tuple(dict.fromkeys(parser.unsure))
-    return Split(commands, unsure, parser.truncated, tuple(parser.redirects))
+    redirects = tuple(keep(r) for r in parser.redirects)
+    return Split(commands, unsure, parser.truncated, redirects)

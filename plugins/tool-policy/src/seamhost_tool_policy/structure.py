@@ -21,12 +21,12 @@ from __future__ import annotations
 
 import contextlib
 import os
-import posixpath
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import attrs
 
 from seamhost_tool_policy.marks import UNKNOWN
+from seamhost_tool_policy.placement import place
 from seamhost_tool_policy.programs import program, split_flag
 
 
@@ -51,13 +51,14 @@ class Command:
     def names(self, form: str) -> tuple[str, ...]:
         """The names one operand form goes by: as written, and, for a relative one, the absolute
         names it has from :attr:`directory` (``..`` resolved; symlinks followed)."""
-        if not self.directory or form.startswith("/") or UNKNOWN in form:
+        if not self.directory or form.startswith(("/", UNKNOWN)):
             return (form,)
-        lexical = resolve(form, self.directory)
-        found = [form, lexical]
+        # A relative form's unknowns are a pattern's (a wild one starts the form: placement).
+        found = [form, *place(form, self.directory, tame=True)]
         # An embedded NUL cannot be resolved: the lexical form is then all there is.
-        with contextlib.suppress(OSError, ValueError):
-            found.append(resolve(os.path.realpath(lexical), "/"))
+        if UNKNOWN not in form:
+            with contextlib.suppress(OSError, ValueError):
+                found.extend(place(os.path.realpath(found[1]), "/"))
         return tuple(dict.fromkeys(found))
 
     @property
@@ -71,17 +72,12 @@ class Command:
         return cls(UNKNOWN, UNKNOWN, UNKNOWN, frozenset(), True, ((UNKNOWN,),), why)
 
 
-def resolve(operand: str, directory: str) -> str:
-    """`operand` as seen from `directory` ("" is the call's own directory)."""
-    if UNKNOWN in operand or (not directory and not operand.startswith("/")):
-        return operand
-    joined = posixpath.normpath(posixpath.join(directory, operand))
-    return joined[1:] if joined.startswith("//") else joined
-
-
-def describe(words: Sequence[str], directories: Sequence[str]) -> tuple[Command, tuple[str, ...]]:
+def describe(
+    words: Sequence[str], directories: Sequence[str], tame: Callable[[str], bool]
+) -> tuple[Command, tuple[str, ...]]:
     """The structure of the command `words` (program basename first), and its words with the
-    global options dropped (the same words when it has none)."""
+    global options dropped (the same words when it has none). `tame` says whether a word's
+    unknowns are all a pattern's (:mod:`.placement`)."""
     name = words[0]
     entry = program(name)
     index = 1
@@ -114,6 +110,9 @@ def describe(words: Sequence[str], directories: Sequence[str]) -> tuple[Command,
     subcommand = operands[0] if operands else None
     if not subcommand_known:
         subcommand = UNKNOWN
-    forms = tuple(tuple(dict.fromkeys(resolve(o, d) for d in directories)) for o in operands)
+    forms = tuple(
+        tuple(dict.fromkeys(f for d in directories for f in place(o, d, tame=tame(o))))
+        for o in operands
+    )
     command = Command(" ".join(words), name, subcommand, frozenset(flags), maybe_flags, forms)
     return command, (name, *rest)
