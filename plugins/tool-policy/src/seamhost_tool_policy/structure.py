@@ -62,6 +62,17 @@ class Command:
         return tuple(dict.fromkeys(found))
 
     @property
+    def resolved(self) -> tuple[tuple[str, ...], ...]:
+        """Each operand as the places it names: absolute where the call says where it runs,
+        ``..`` resolved (with links followed too, where that differs), or an unknown-led form
+        for one that may be anywhere."""
+        found = []
+        for forms in self.operands:
+            names = [n for f in forms for n in self.names(f) if n.startswith(("/", UNKNOWN))]
+            found.append(tuple(dict.fromkeys(names or forms)))
+        return tuple(found)
+
+    @property
     def display(self) -> str:
         """The command for people: run-time text shown as ``…``."""
         return self.text.replace(UNKNOWN, "…")
