@@ -190,5 +190,6 @@ def test_issue_33_the_rm_floor_sees_through_the_shells_expansions(
     assert report["details"]["tool-policy"]["floor"]["reason"] == (
         "deleting the root file system is never allowed"
     )
-    (command,) = report["details"]["tool-policy"]["shell"]["commands"]
+    commands = report["details"]["tool-policy"]["shell"]["commands"]
+    (command,) = [c for c in commands if c["program"] == "rm"]
     assert command["resolved"] == ([["/…"]] if operand.endswith("*") else [["/"]])

@@ -29,6 +29,7 @@ from seamhost_tool_policy.environment import (
     changed_variables,
     sets_unknown_variables,
 )
+from seamhost_tool_policy.expansion import plain
 from seamhost_tool_policy.handlers import handler_for, keeps_environment
 from seamhost_tool_policy.options import Parsed
 from seamhost_tool_policy.placement import place
@@ -185,6 +186,8 @@ class Analyser:
         self.redirects.extend((self.resolve(target), self.scope) for target in found.redirects)
         for command in found.commands:
             words = tuple(self.resolve(word) for word in command.words)
+            # A command glob written against the spelling (`cat ~/.ssh/*`) still meets it.
+            self.emit(tuple(plain(word) for word in command.words))
             self.emit(words)
             for word in words[: command.assignments]:
                 self.assignment(word)
