@@ -4,7 +4,8 @@ A call is a *shell call* when its arguments hold a ``command`` string (run as ``
 ``command``/``argv`` list of strings (run directly); its commands are then those of
 :mod:`seamhost_tool_policy.unwrap`. Where it acts, its places (:class:`Place`), is the
 ``path`` argument, else the ``cwd`` argument, else, for a shell call, the workspace; relative
-paths are relative to the workspace (``~`` is an ordinary name, as for the file tools). A shell
+paths are relative to the workspace (``~`` is an ordinary name, as for the file tools; in a shell
+command it is what bash makes of it, see :mod:`.environment`). A shell
 call also acts on the target of each of its file redirections
 (:attr:`~seamhost_tool_policy.unwrap.Analysis.redirects`), relative to its ``cwd`` argument if
 it has one, else to the workspace; path globs apply to these as to a ``path`` argument. Each
@@ -12,7 +13,8 @@ place is looked at twice: as written with ``..`` resolved, and with symlinks fol
 link out of the workspace is outside.
 
 Two kinds of target are special. One holding text only the shell will know
-(:data:`~seamhost_tool_policy.marks.UNKNOWN`: ``> "$out"``, ``> ~/x``, ``> *.log``, a relative
+(:data:`~seamhost_tool_policy.marks.UNKNOWN`: ``> "$out"``, ``> ~/x`` once the call sets HOME,
+``> *.log``, a relative
 target after a ``cd``) may be anywhere: :meth:`Place.meets` says it *may* lie inside or outside
 the workspace and *may* match any path glob. And :data:`STREAMS` are not files: a target that
 names one of them (once ``..`` is resolved) is no place at all.

@@ -22,7 +22,9 @@ Text only known at run time is marked with :data:`UNKNOWN` in the words: paramet
 (``$x``, ``${x}``), command substitutions, and unquoted file-name patterns (``*``, ``?``,
 ``[...]``), brace expansions (``{a,b}``) and tildes, which the shell may turn into any text,
 even several words. A glob meets such a word over everything it could become
-(:meth:`seamhost_tool_policy.globs.Glob.match`).
+(:meth:`seamhost_tool_policy.globs.Glob.match`). Asked for them (``marked``), it keeps the
+marks of what the call's environment may pin instead (``~``, ``$HOME``, ``$PWD``, ``$OLDPWD``,
+and patterns, which stay within one path segment: :mod:`.marks`), for the analyser to resolve.
 
 What it cannot follow makes the split *unsure* (:attr:`Split.unsure` says why), while it still
 collects every command it finds, inner ones included: command substitution ``$(...)`` and

@@ -7,14 +7,17 @@ normalised: clusters split (``-fr`` is ``-f -r``) and each spelling mapped to on
 (``--recursive``, ``-R`` → ``-r`` for ``rm``), wherever they stand, as GNU programs read them;
 after ``--`` every word is an operand. Each operand is resolved against every directory the
 line may have moved to by a literal ``cd`` before it (``cd / && rm -rf .`` removes ``/``), so an
-operand has one form per such directory. Where the call says where it runs (its workspace, or
-its ``cwd`` argument), a relative form is also known by the absolute names it has there, as
-written with ``..`` resolved and with symlinks followed (:meth:`Command.names`): in a workspace
-two levels down, ``rm -rf ../..`` removes ``/``.
+operand has one form per such directory, ``..`` resolved (:mod:`.placement`). Where the call
+says where it runs (its workspace, or its ``cwd`` argument), a relative form is also known by
+the absolute names it has there, as written with ``..`` resolved and with symlinks followed
+(:meth:`Command.names`): in a workspace two levels down, ``rm -rf ../..`` removes ``/``. The
+words reach here with ``~``, ``$HOME``, ``$PWD`` and ``$OLDPWD`` already replaced by their
+values where the call's environment pins them (:mod:`.resolution`).
 
 Text only known at run time (:data:`~seamhost_tool_policy.marks.UNKNOWN`) may be anything: a
 word starting with it may be an option (so any flag *may* be present) and an unknown global
-option may take the next word, so the subcommand is then unknown too.
+option may take the next word, so the subcommand is then unknown too. In an operand it may lead
+anywhere, unless it is a file-name pattern's (:mod:`.placement`).
 """
 
 from __future__ import annotations

@@ -50,6 +50,14 @@ file run by name (``bash build.sh``), or a program that runs code of its own (``
 ``ssh host CMD``, ``make``, a git alias) is judged by the words written. The sandbox is what
 confines effects; these rules decide what is proposed.
 
+Given the environment the call's shell starts with (:mod:`.environment`), ``~``, ``~name``,
+``$HOME``, ``$PWD`` and ``$OLDPWD`` are resolved as bash will resolve them, in the words, the
+redirection targets and the scripts wrappers run; each variable the call may set (an assignment,
+``read``, ``for``, ``cd`` for ``PWD``, anything that sets variables it does not name) is read as
+unknown everywhere in the call, and so is every variable inside a wrapper that may change the
+environment (``env``, ``sudo``, ``su``, a login shell ...). Without an environment they are all
+unknown. Each command is also recorded as spelt, the expansions unknown, for command globs.
+
 This module holds the entry points and what they return; the walk is :mod:`.analyser`'s, the
 handler of each wrapper is found through :mod:`.handlers`.
 """
