@@ -186,8 +186,10 @@ class Analyser:
         self.redirects.extend((self.resolve(target), self.scope) for target in found.redirects)
         for command in found.commands:
             words = tuple(self.resolve(word) for word in command.words)
-            # A command glob written against the spelling (`cat ~/.ssh/*`) still meets it.
-            self.emit(tuple(plain(word) for word in command.words))
+            spelt = tuple(plain(word) for word in command.words)
+            if spelt != words:
+                # A command glob written against the spelling (`cat ~/.ssh/*`) still meets it.
+                self.emit(spelt)
             self.emit(words)
             for word in words[: command.assignments]:
                 self.assignment(word)

@@ -86,7 +86,9 @@ def user_home(name: str = "", *, pwd_uid: int | None = None) -> str | None:
     return entry.pw_dir
 
 
-_IDENTIFIER = r"(?<![A-Za-z0-9_]){}(?![A-Za-z0-9_])"
+_NAMES = "|".join(sorted(PINNABLE))
+_MENTION = re.compile(rf"(\$\{{|\$)?(?<![A-Za-z0-9_])({_NAMES})(?![A-Za-z0-9_])(\}})?")
+"""A pinnable variable's name as a whole word, with what may make it a plain read around it."""
 
 
 def changed_variables(text: str) -> frozenset[str]:
@@ -99,10 +101,9 @@ def changed_variables(text: str) -> frozenset[str]:
     if "${!" in text:
         return PINNABLE
     changed = set()
-    for name in PINNABLE:
-        written = len(re.findall(_IDENTIFIER.format(name), text))
-        read = len(re.findall(rf"\${name}(?![A-Za-z0-9_])|\$\{{{name}\}}", text))
-        if written > read:
+    for found in _MENTION.finditer(text):
+        opener, name, closer = found.groups()
+        if not (opener == "$" or (opener == "${" and closer)):
             changed.add(name)
     return frozenset(changed)
 

@@ -47,6 +47,7 @@ _LOGIN = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*\$?")
 _TILDES = {"": TILDE, "+": VARIABLES["PWD"][0], "-": VARIABLES["OLDPWD"][0]}
 
 _USER = re.compile(f"{USER_TILDE}[^{USER_END}]*{USER_END}")
+_MARK = re.compile(f"[{''.join(sorted(SYMBOLS))}]")
 
 
 def _replace(chars: list[tuple[str, str]], start: int, end: int, mark: str = UNKNOWN) -> None:
@@ -70,6 +71,8 @@ def unforged(chars: list[tuple[str, str]]) -> list[tuple[str, str]]:
 
 def plain(text: str) -> str:
     """`text` with every mark made :data:`UNKNOWN` (neighbouring ones read as one)."""
+    if _MARK.search(text) is None:
+        return text
     text = _USER.sub(UNKNOWN, text)
     for mark in SYMBOLS:
         text = text.replace(mark, UNKNOWN)

@@ -74,7 +74,7 @@ def _value(mark: str, user: str | None, pins: Pins) -> str | None:
 
 def resolve_word(word: str, pins: Pins) -> tuple[str, bool]:
     """`word` with its marks replaced, and whether it is tame (see the module docstring)."""
-    if not any(mark in word for mark in SYMBOLS):
+    if _PIECES.search(word) is None:
         return word, UNKNOWN not in word
     pieces: list[str] = []
     tame = UNKNOWN not in word
