@@ -39,16 +39,15 @@ def directory(an: Analyser, words: tuple[str, ...], _depth: int, _s: tuple[str, 
     """``cd``, ``pushd``, ``popd``: relative paths after it are relative to somewhere else.
 
     A literal ``cd DIR`` (or ``pushd DIR``) adds DIR to where the later commands may run, and so
-    do ``cd`` (HOME) and ``cd -`` (OLDPWD) where the environment pins them; any other form
-    (``popd``, options) adds a place only the run knows.
+    does ``cd`` (HOME) where the environment pins HOME; any other form (``cd -``, whose OLDPWD
+    the call's own ``cd`` makes unknown, ``popd``, options) adds a place only the run knows.
     """
     operands = words[1:]
     literal = words[0] != "popd" and len(operands) == 1 and not operands[0].startswith("-")
     target = operands[0] if literal else None
-    if words[0] == "cd" and operands in ((), ("-",)):
-        name = "OLDPWD" if operands else "HOME"
-        environment = an.variable(name)
-        target = None if environment is None else environment.value(name) or None
+    if words[0] == "cd" and not operands:
+        environment = an.variable("HOME")
+        target = None if environment is None else environment.value("HOME") or None
     an.change_directory(target)
 
 
