@@ -1,13 +1,12 @@
 """Properties (issue 33 point 3): floors resolve an operand as real bash does.
 
 Random compositions of ``~``, ``~+``, ``~root``, ``$HOME``/``${HOME}``/``$PWD``/``${PWD}``/
-``$OLDPWD``, single and double quotes, ``..``, ``.``, plain names and an optional ``cd X &&``
-are given both to the policy (as
-``rm -rf OPERAND``) and to a real ``bash``, which prints the operand it would pass to ``rm``, in
-a tree of real directories (so every ``cd`` succeeds). Bash's operand, made absolute and with
-``..`` resolved as ``realpath -m`` does (the tree holds no links), is the truth: whenever it is
-a protected place the floors must deny, and wherever the policy reports the operand fully known
-it must be bash's.
+``$OLDPWD``, single and double quotes (of parts and of slashes), ``..``, ``.``, plain names and
+an optional ``cd X &&`` are given both to the policy (as ``rm -rf OPERAND``) and to a real
+``bash``, which prints the operand it would pass to ``rm``, in a tree of real directories (so
+every ``cd`` succeeds). Bash's operand, made absolute and with ``..`` resolved as ``realpath -m``
+does (the tree holds no links), is the truth: whenever it is a protected place the floors must
+deny, and wherever the policy reports the operand fully known it must be bash's.
 """
 
 from __future__ import annotations
@@ -61,8 +60,11 @@ def operands(draw: st.DrawFn) -> str:
     parts = [draw(st.sampled_from(FIRST))]
     parts += draw(st.lists(st.sampled_from(LATER), max_size=5))
     quotes = st.sampled_from(["none", "none", "single", "double"])
-    text = "/".join(quoted(part, draw(quotes)) for part in parts)
-    return text + draw(st.sampled_from(["", "", "/"]))
+    slashes = st.sampled_from(["/", "/", "/", '"/"', "\\/"])  # a quoted / ends no tilde prefix
+    text = quoted(parts[0], draw(quotes))
+    for part in parts[1:]:
+        text += draw(slashes) + quoted(part, draw(quotes))
+    return text + draw(st.sampled_from(["", "", "/", '"/"']))
 
 
 class Tree:

@@ -106,7 +106,7 @@ def expand_patterns(chars: list[tuple[str, str]], assignment: bool) -> list[tupl
     for start in reversed(starts):
         if start < len(chars) and chars[start] == ("~", "u"):
             end = start
-            while end < len(chars) and chars[end][0] != "/":
+            while end < len(chars) and chars[end] != ("/", "u"):  # the first unquoted /
                 end += 1
             if all(kind == "u" for _, kind in chars[start:end]):
                 chars[start:end] = _tilde("".join(c for c, _ in chars[start + 1 : end]))
