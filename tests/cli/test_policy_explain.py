@@ -173,3 +173,28 @@ def test_attack_5_a_star_in_an_approval_rule_stays_in_its_directory(tmp_path: Pa
     assert [d["outcome"] for d in decided] == ["unavailable", "allowed-once"], decided
     assert "rules[0] allows it" in decided[1]["message"]
     assert "APPROVAL_UNAVAILABLE" in result.stdout
+
+
+@pytest.mark.parametrize(
+    "operand",
+    ["~/../..", "$HOME/../..", "${HOME}/../..", '"$HOME"/../../', "PWD", "~/../../*"],
+)
+def test_issue_33_the_rm_floor_sees_through_the_shells_expansions(
+    operand: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # HOME=/root as the issue reported; the workspace (policy explain's: the current
+    # directory) lies deeper here than /a/b, so "$PWD" climbs as many levels as it needs.
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    monkeypatch.chdir(workspace)
+    monkeypatch.setenv("HOME", "/root")
+    if operand == "PWD":
+        operand = '"$PWD"' + "/.." * (len(workspace.resolve().parts) - 1)
+    report = explain("shell", {"command": f"rm -rf {operand}"})
+    assert report["decision"] == "deny", report["reason"]
+    assert report["details"]["tool-policy"]["floor"]["reason"] == (
+        "deleting the root file system is never allowed"
+    )
+    commands = report["details"]["tool-policy"]["shell"]["commands"]
+    (command,) = [c for c in commands if c["program"] == "rm"]
+    assert command["resolved"] == ([["/…"]] if operand.endswith("*") else [["/"]])

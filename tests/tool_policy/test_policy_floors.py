@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 
 import pytest
 from seamhost_tool_policy import ToolPolicy
+from seamhost_tool_policy.environment import ShellEnvironment
+from seamhost_tool_policy.marks import UNKNOWN
+from seamhost_tool_policy.unwrap import analyse_script
 
 from seamhost.errors import ConfigError
 from seamhost.kernel.bundle import Bundle
@@ -278,3 +282,129 @@ def test_a_relative_operand_is_judged_by_where_it_leads_from_the_workspace(
     for command in ("rm -rf ..", "rm -rf build", f"rm -rf {up}/usr/local", "rm -rf sub/x"):
         decision = lab.guard(bundle, "shell", command=command)
         assert decision.verdict is Verdict.ALLOW, (command, decision.reason)
+
+
+SHELL_SPELLINGS_OF_ROOT = [
+    "rm -rf ~/../..",
+    "rm -rf $HOME/../..",
+    "rm -rf ${HOME}/../..",
+    'rm -rf "$HOME"/../../',
+    'rm -rf "$PWD"/../../..',
+    "rm -rf ~/../../*",
+]
+
+
+@pytest.mark.parametrize("command", SHELL_SPELLINGS_OF_ROOT)
+def test_the_root_floor_sees_through_the_shells_expansions(
+    lab: PolicyLab, monkeypatch: pytest.MonkeyPatch, command: str
+) -> None:
+    # As issue 33 reported them: HOME=/root and a workspace two levels below /, where bash
+    # turns every one of these operands into / (or everything under it).
+    monkeypatch.setenv("HOME", "/root")
+    monkeypatch.delenv("OLDPWD", raising=False)
+    deep = PolicyLab(lab.site, Path("/a/b"))
+    bundle = deep.bundle(STRUCTURED_ROOT)
+    denied = deep.guard(bundle, "shell", command=command)
+    assert denied.verdict is Verdict.DENY, denied.reason
+    assert deep.decide(bundle, "shell", command=command).verdict is Verdict.DENY
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'cd "$X" && rm -rf ../..',  # the .. of a directory only the run knows may reach /
+        "rm -rf build/$X",  # $X may be ../../..
+        "rm -rf ./*/../..",  # a match may be a link anywhere, and then .. is its parent's
+        'rm -rf "$(pwd)"/..',
+    ],
+)
+def test_an_operand_only_the_run_can_place_fails_the_root_floor(
+    lab: PolicyLab, monkeypatch: pytest.MonkeyPatch, command: str
+) -> None:
+    monkeypatch.setenv("HOME", "/root")
+    deep = PolicyLab(lab.site, Path("/a/b/c/d"))  # no .. of it is a top-level directory
+    denied = deep.guard(deep.bundle(STRUCTURED_ROOT), "shell", command=command)
+    assert denied.verdict is Verdict.DENY, denied.reason
+
+
+ROOT_ONLY = STRUCTURED_ROOT.split("[[plugins.tool-policy.floor]]")
+ROOT_ONLY_FLOOR = "[[plugins.tool-policy.floor]]".join(ROOT_ONLY[:2])
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "HOME=/; rm -rf ~",
+        "HOME=/ bash -c 'rm -rf ~'",
+        "export HOME=/; rm -rf $HOME",
+        "read HOME <<< /; rm -rf ~",
+        "for HOME in /; do rm -rf ~; done",
+        "declare -n h=HOME; h=/; rm -rf ~",
+        'x=HO; declare -n h="${x}ME"; h=/; rm -rf ~',
+        "eval 'HO''ME=/'; rm -rf ~",
+        "eval \"$(printf 'HO%s=/' ME)\"; rm -rf ~",  # eval of text only the run knows
+        ': ${HOME:=/}; rm -rf "$HOME"',
+        'cd / && rm -rf "$PWD"',
+        'rm -rf "$PWD"/..; cd /',  # a loop or a function may run the rm after the cd
+        "CDPATH=/; cd usr && rm -rf ..",
+        "env -i bash -c 'rm -rf ~/../../..'",  # without HOME, ~ is the password database's
+        "sudo -u nobody bash -c 'rm -rf ~/../..'",
+    ],
+)
+def test_a_variable_the_call_may_set_is_not_taken_from_the_environment(
+    lab: PolicyLab, monkeypatch: pytest.MonkeyPatch, command: str
+) -> None:
+    # Taken from the environment, every one of these operands would be far below / here; bash
+    # may make each of them /, so the floor must deny.
+    monkeypatch.setenv("HOME", "/home/deep/er/me")
+    monkeypatch.delenv("CDPATH", raising=False)
+    deep = PolicyLab(lab.site, Path("/w/o/r/k"))
+    denied = deep.guard(deep.bundle(ROOT_ONLY_FLOOR), "shell", command=command)
+    assert denied.verdict is Verdict.DENY, denied.reason
+
+
+@pytest.mark.parametrize(
+    ("environ", "command"),
+    [
+        ({"OLDPWD": "/"}, 'rm -rf "$OLDPWD"'),
+        ({"OLDPWD": "/"}, "cd - && rm -rf ."),
+        ({"HOME": "/"}, "cd && rm -rf ."),
+        ({"HOME": "/root"}, "rm -rf ~root/.."),
+        ({}, "rm -rf ~+/../../../.."),
+    ],
+)
+def test_the_environment_the_shell_starts_with_resolves_the_operand(
+    lab: PolicyLab, monkeypatch: pytest.MonkeyPatch, environ: dict[str, str], command: str
+) -> None:
+    monkeypatch.setenv("HOME", "/home/deep/er/me")
+    for name, value in environ.items():
+        monkeypatch.setenv(name, value)
+    deep = PolicyLab(lab.site, Path("/w/o/r/k"))
+    bundle = deep.bundle(ROOT_ONLY_FLOOR)
+    denied = deep.guard(bundle, "shell", command=command)
+    assert denied.verdict is Verdict.DENY, denied.reason
+    assert denied.reason.startswith("never wipe the root (floor[0] matched")
+
+
+def test_a_bare_expansion_is_only_resolved_while_ifs_is_the_default(
+    lab: PolicyLab, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", "/home/me")
+    environment = ShellEnvironment.of(str(lab.workspace), os.environ)
+    for command, operand in [
+        ("rm -rf $HOME", "/home/me"),
+        ('IFS=/; rm -rf "$HOME"', "/home/me"),
+        ("IFS=/; rm -rf $HOME", UNKNOWN),  # split at each /
+    ]:
+        (rm,) = [c for c in analyse_script(command, environment).commands if c.program == "rm"]
+        assert rm.operands == ((operand,),), command
+
+
+def test_a_startup_file_makes_every_variable_unknown(
+    lab: PolicyLab, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", "/home/deep/er/me")
+    bundle = lab.bundle(ROOT_ONLY_FLOOR)
+    assert lab.guard(bundle, "shell", command="rm -rf ~/..").verdict is Verdict.ALLOW
+    monkeypatch.setenv("BASH_ENV", "/etc/bash_env")  # it may set HOME=/
+    assert lab.guard(bundle, "shell", command="rm -rf ~/..").verdict is Verdict.DENY

@@ -195,7 +195,7 @@ def test_a_path_rule_still_ignores_the_call_s_own_directory(lab: PolicyLab) -> N
     "command",
     [
         'echo x > "$f"',
-        "echo x > ~/x",
+        "HOME=/etc; echo x > ~/x",  # the call sets HOME: ~ is no longer the environment's
         "cat < *.log",
         "echo x > build/$name",
         "echo x >& $out",

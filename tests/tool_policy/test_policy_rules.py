@@ -317,3 +317,19 @@ def test_many_list_elements_are_still_judged(lab: PolicyLab) -> None:
     assert "more than 4096 combinations" in decision.reason
     denied = lab.decide(bundle, "deploy", branch="x", targets=["prod", *many])
     assert denied.verdict is Verdict.DENY
+
+
+def test_a_command_glob_written_with_a_tilde_still_meets_the_spelling(
+    lab: PolicyLab, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Floors see ~ resolved (issue 33); a rule written against the spelling keeps its effect.
+    monkeypatch.setenv("HOME", "/root")
+    bundle = lab.bundle(
+        """
+        [plugins.tool-policy]
+        rules = [{ tool = "shell", command = "cat ~/.ssh/*", decision = "deny", reason = "keys" }]
+        """
+    )
+    decision = lab.decide(bundle, "shell", command="cat ~/.ssh/id_rsa")
+    assert decision.verdict is Verdict.ASK, decision.reason
+    assert decision.reason.startswith("keys (rules[0] may match")

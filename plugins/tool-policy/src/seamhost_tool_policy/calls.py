@@ -4,7 +4,8 @@ A call is a *shell call* when its arguments hold a ``command`` string (run as ``
 ``command``/``argv`` list of strings (run directly); its commands are then those of
 :mod:`seamhost_tool_policy.unwrap`. Where it acts, its places (:class:`Place`), is the
 ``path`` argument, else the ``cwd`` argument, else, for a shell call, the workspace; relative
-paths are relative to the workspace (``~`` is an ordinary name, as for the file tools). A shell
+paths are relative to the workspace (``~`` is an ordinary name, as for the file tools; in a shell
+command it is what bash makes of it, see :mod:`.environment`). A shell
 call also acts on the target of each of its file redirections
 (:attr:`~seamhost_tool_policy.unwrap.Analysis.redirects`), relative to its ``cwd`` argument if
 it has one, else to the workspace; path globs apply to these as to a ``path`` argument. Each
@@ -12,7 +13,8 @@ place is looked at twice: as written with ``..`` resolved, and with symlinks fol
 link out of the workspace is outside.
 
 Two kinds of target are special. One holding text only the shell will know
-(:data:`~seamhost_tool_policy.marks.UNKNOWN`: ``> "$out"``, ``> ~/x``, ``> *.log``, a relative
+(:data:`~seamhost_tool_policy.marks.UNKNOWN`: ``> "$out"``, ``> ~/x`` once the call sets HOME,
+``> *.log``, a relative
 target after a ``cd``) may be anywhere: :meth:`Place.meets` says it *may* lie inside or outside
 the workspace and *may* match any path glob. And :data:`STREAMS` are not files: a target that
 names one of them (once ``..`` is resolved) is no place at all.
@@ -36,6 +38,7 @@ import attrs
 
 from seamhost import jsonvalue
 from seamhost.globs import Match
+from seamhost_tool_policy.environment import ShellEnvironment
 from seamhost_tool_policy.marks import UNKNOWN
 from seamhost_tool_policy.structure import Command
 from seamhost_tool_policy.unwrap import Analysis, analyse_argv, analyse_script
@@ -113,7 +116,7 @@ class CallView:
     @classmethod
     def of(cls, call: ToolInvocation, argument_names: tuple[str, ...]) -> CallView:
         arguments = call.arguments
-        shell = _shell(arguments, call.workspace)
+        shell = _shell(arguments, call.workspace, os.environ)
         return cls(
             tool=call.tool.spec.name,
             effect=call.tool.spec.effect,
@@ -148,25 +151,28 @@ class CallView:
                     yield Subject(command, place, named)
 
 
-def _shell(arguments: Mapping[str, Any], workspace: Path) -> Analysis | None:
-    """The analysis of a shell call, its commands placed in the call's directory (or None)."""
-    found = _analysis(arguments)
-    if found is None:
-        return None
+def _shell(
+    arguments: Mapping[str, Any], workspace: Path, environ: Mapping[str, str]
+) -> Analysis | None:
+    """The analysis of a shell call started with `environ`, its commands placed in the call's
+    directory (or None)."""
     cwd = arguments.get("cwd")
     directory = _absolute(workspace, cwd if isinstance(cwd, str) else ".")
+    found = _analysis(arguments, ShellEnvironment.of(directory, environ))
+    if found is None:
+        return None
     placed = tuple(attrs.evolve(c, directory=directory) for c in found.commands)
     return attrs.evolve(found, commands=placed)
 
 
-def _analysis(arguments: Mapping[str, Any]) -> Analysis | None:
+def _analysis(arguments: Mapping[str, Any], environment: ShellEnvironment) -> Analysis | None:
     analyses = []
     for key in ("command", "argv"):
         value = arguments.get(key)
         if isinstance(value, str) and key == "command":
-            analyses.append(analyse_script(value))
+            analyses.append(analyse_script(value, environment))
         elif isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
-            analyses.append(analyse_argv(value))
+            analyses.append(analyse_argv(value, environment))
     if not analyses:
         return None
     if len(analyses) == 1:

@@ -21,6 +21,8 @@ from seamhost_tool_policy.evaluation import floor_hit
 from seamhost_tool_policy.policy import Policy, Rule
 
 WORKSPACE = Path("/seamhost-example/workspace")
+ENVIRON = {"HOME": "/seamhost-example/home"}
+"""The environment the examples' shell starts with: ``~/../..`` is ``/`` there, as ``../..``."""
 
 
 def _view(rule: Rule, table: Mapping[str, Any], example: Any) -> CallView | str:
@@ -30,7 +32,7 @@ def _view(rule: Rule, table: Mapping[str, Any], example: Any) -> CallView | str:
         if not isinstance(example, str):
             return "an example table needs a rule whose `tool` names one tool"
         tool = "shell"
-    shell = _shell(arguments, WORKSPACE)
+    shell = _shell(arguments, WORKSPACE, ENVIRON)
     names = sorted({name for name, _ in rule.args})
     values = {n: (None if n not in arguments else str(arguments[n]),) for n in names}
     effect = rule.effect or "write"

@@ -2,7 +2,8 @@
 
 The floor that denies it (its index, and whether it denies because a part could not be
 analysed), the rule that decides it (its index and reason, or the default), and for a shell call
-the analysis: each command with its program, subcommand, normalised flags and operands, the
+the analysis: each command with its program, subcommand, normalised flags and operands (as
+read, and resolved: where each leads once ``~``, ``$HOME``, ``$PWD`` and ``..`` are), the
 commands nobody can know, the redirection targets and why the analysis is unsure.
 """
 
@@ -44,6 +45,7 @@ def explain(policy: Policy, view: CallView) -> dict[str, Any]:
                     "subcommand": c.subcommand and c.subcommand.replace("\ue000", "…"),
                     "flags": sorted(c.flags),
                     "operands": [[f.replace("\ue000", "…") for f in forms] for forms in c.operands],
+                    "resolved": [[f.replace("\ue000", "…") for f in names] for names in c.resolved],
                 }
                 for c in shell.commands
                 if not c.opaque

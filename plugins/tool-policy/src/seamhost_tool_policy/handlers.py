@@ -74,6 +74,32 @@ _HANDLERS: dict[str, Handler] = {
 }
 
 
+_KEEPING_ENVIRONMENT = frozenset(
+    {"nohup", "setsid", "timeout", "nice", "ionice", "stdbuf", "taskset", "flock", "xargs"}
+    | {"find", "watch", "unshare", "nsenter", "fakeroot", "strace", "ltrace", "chrt", "prlimit"}
+    | {"parallel", "command", "builtin", "time", "busybox", "cd", "pushd", "popd", "eval"}
+    | {"trap", "source", ".", "alias", "let", "declare", "typeset", "local", "export"}
+    | {"readonly", "read", "mapfile", "readarray", "unset", "printf"}
+)
+"""Programs whose commands run with the environment they were given (what is not here, such as
+``env``, ``sudo``, ``su``, ``chroot``, ``exec``, ``systemd-run``, ``setpriv``, may change it)."""
+
+_STARTUP_OPTIONS = ("--login", "--rcfile", "--init-file", "--interactive")
+
+
+def keeps_environment(name: str, words: tuple[str, ...]) -> bool:
+    """Whether the commands `words` (of program `name`) runs see the variables it was given.
+
+    A shell does unless an option may make it run startup files first (``-l``, ``-i``).
+    """
+    if name in _SHELLS:
+        short = (w for w in words[1:] if w.startswith("-") and not w.startswith("--"))
+        return not any(w.startswith(_STARTUP_OPTIONS) for w in words[1:]) and not any(
+            "l" in w or "i" in w for w in short
+        )
+    return name in _KEEPING_ENVIRONMENT
+
+
 def handler_for(name: str) -> Handler | None:
     """The handler of the program `name` (without its directory), or None when it needs none."""
     handler = _HANDLERS.get(name)

@@ -38,12 +38,17 @@ def source(an: Analyser, words: tuple[str, ...], depth: int, stdin: tuple[str, .
 def directory(an: Analyser, words: tuple[str, ...], _depth: int, _s: tuple[str, ...]) -> None:
     """``cd``, ``pushd``, ``popd``: relative paths after it are relative to somewhere else.
 
-    A literal ``cd DIR`` (or ``pushd DIR``) adds DIR to where the later commands may run; any
-    other form (``cd``, ``cd -``, ``cd ~``, ``popd``, options) adds a place only the run knows.
+    A literal ``cd DIR`` (or ``pushd DIR``) adds DIR to where the later commands may run, and so
+    does ``cd`` (HOME) where the environment pins HOME; any other form (``cd -``, whose OLDPWD
+    the call's own ``cd`` makes unknown, ``popd``, options) adds a place only the run knows.
     """
     operands = words[1:]
     literal = words[0] != "popd" and len(operands) == 1 and not operands[0].startswith("-")
-    an.change_directory(operands[0] if literal else None)
+    target = operands[0] if literal else None
+    if words[0] == "cd" and not operands:
+        environment = an.variable("HOME")
+        target = None if environment is None else environment.value("HOME") or None
+    an.change_directory(target)
 
 
 def opaque(why: str) -> Handler:
@@ -66,6 +71,8 @@ def _subscripted(name: str) -> bool:
 def declaration(an: Analyser, words: tuple[str, ...], _depth: int, _s: tuple[str, ...]) -> None:
     """``declare``, ``typeset``, ``local``, ``export``, ``readonly``: what they assign."""
     for word in words[1:]:
+        if word.startswith(("-", "+")) and "n" in word:
+            an.renames = True  # a name reference: setting it sets the variable it names
         if word.startswith("-") and "i" in word:
             an.unsure.append(f"{words[0]} {word}: integer variables evaluate values as arithmetic")
         elif not word.startswith(("-", "+")):

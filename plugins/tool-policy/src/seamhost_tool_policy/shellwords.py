@@ -22,9 +22,9 @@ import re
 from collections.abc import Iterator
 from typing import Protocol
 
-from seamhost_tool_policy.expansion import ASSIGNMENT, expand_patterns, is_assignment
+from seamhost_tool_policy.expansion import ASSIGNMENT, expand_patterns, is_assignment, unforged
 from seamhost_tool_policy.heredocs import Heredoc, read_body
-from seamhost_tool_policy.marks import UNKNOWN
+from seamhost_tool_policy.marks import UNKNOWN, VARIABLES
 from seamhost_tool_policy.quoting import backquoted, decode_ansi_c
 from seamhost_tool_policy.tokens import CASE_ENDS, REDIRECTIONS, SEPARATORS, Op, Token, Word
 
@@ -39,6 +39,12 @@ _CONDITION_OPERATORS = ("&&", "||", "(", ")", "<", ">")  # words inside [[ ]]
 _IO_NUMBER = re.compile(r"(?:\d+|\{[A-Za-z_][A-Za-z0-9_]*\})(?=[<>])")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _PARAMETER = re.compile(r"[#!]?(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!-])")
+
+
+def _variable(name: str | None, quoted: bool) -> str:
+    """The mark of the expansion of `name`: its own for a variable the environment may pin."""
+    marks = VARIABLES.get(name or "")
+    return UNKNOWN if marks is None else marks[0 if quoted else 1]
 
 
 class Nesting(Protocol):
@@ -228,6 +234,7 @@ class Lexer:
                 chars.append((char, "u"))
                 self.pos += 1
         self.pos = min(self.pos, len(text))
+        chars = unforged(chars)
         assignment = is_assignment(chars)
         value = "".join(c for c, _ in expand_patterns(chars, assignment))
         return Word(value, value == text[start : self.pos], assignment, start, self.pos)
@@ -295,13 +302,15 @@ class Lexer:
             chars.append((UNKNOWN, "x"))
         elif after == "{":
             self.pos += 2
+            body = None
             if self.deeper():
-                self._parameter(self._skip_until("}", "{"))
+                body = self._skip_until("}", "{")
+                self._parameter(body)
                 self.depth -= 1
-            chars.append((UNKNOWN, "x"))
+            chars.append((_variable(body, quoted), "x"))
         elif name := _NAME.match(text, here + 1):
             self.pos = name.end()
-            chars.append((UNKNOWN, "x"))
+            chars.append((_variable(name.group(), quoted), "x"))
         elif after and after in "0123456789@*#?-$!":
             self.pos += 2
             chars.append((UNKNOWN, "x"))

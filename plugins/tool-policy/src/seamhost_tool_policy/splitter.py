@@ -22,7 +22,9 @@ Text only known at run time is marked with :data:`UNKNOWN` in the words: paramet
 (``$x``, ``${x}``), command substitutions, and unquoted file-name patterns (``*``, ``?``,
 ``[...]``), brace expansions (``{a,b}``) and tildes, which the shell may turn into any text,
 even several words. A glob meets such a word over everything it could become
-(:meth:`seamhost_tool_policy.globs.Glob.match`).
+(:meth:`seamhost_tool_policy.globs.Glob.match`). Asked for them (``marked``), it keeps the
+marks of what the call's environment may pin instead (``~``, ``$HOME``, ``$PWD``, ``$OLDPWD``,
+and patterns, which stay within one path segment: :mod:`.marks`), for the analyser to resolve.
 
 What it cannot follow makes the split *unsure* (:attr:`Split.unsure` says why), while it still
 collects every command it finds, inner ones included: command substitution ``$(...)`` and
@@ -38,6 +40,7 @@ from __future__ import annotations
 
 import attrs
 
+from seamhost_tool_policy.expansion import plain
 from seamhost_tool_policy.marks import UNKNOWN
 from seamhost_tool_policy.parser import Parser
 from seamhost_tool_policy.shellwords import MAX_DEPTH
@@ -81,13 +84,26 @@ class Split:
         return not self.unsure
 
 
-def split(text: str) -> Split:
-    """Split `text` (what ``bash -c`` would run) into its simple commands."""
+def split(text: str, *, marked: bool = False) -> Split:
+    """Split `text` (what ``bash -c`` would run) into its simple commands.
+
+    `marked` keeps the marks of what the environment may pin (:mod:`.marks`) in the words, the
+    redirection targets and the here-strings, for the analyser to replace; otherwise they are
+    :data:`UNKNOWN` like any run-time text.
+    """
     parser = Parser(text, 0)
     parser.run()
+    keep = (lambda word: word) if marked else plain
     commands = tuple(
-        SimpleCommand(f.words, f.assignments, f.source, tuple(f.stdin), tuple(f.redirects))
+        SimpleCommand(
+            tuple(keep(w) for w in f.words),
+            f.assignments,
+            f.source,
+            tuple(keep(s) for s in f.stdin),
+            tuple(keep(r) for r in f.redirects),
+        )
         for f in parser.found
     )
     unsure = tuple(dict.fromkeys(parser.unsure))
-    return Split(commands, unsure, parser.truncated, tuple(parser.redirects))
+    redirects = tuple(keep(r) for r in parser.redirects)
+    return Split(commands, unsure, parser.truncated, redirects)

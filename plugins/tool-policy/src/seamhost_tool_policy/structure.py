@@ -7,26 +7,29 @@ normalised: clusters split (``-fr`` is ``-f -r``) and each spelling mapped to on
 (``--recursive``, ``-R`` → ``-r`` for ``rm``), wherever they stand, as GNU programs read them;
 after ``--`` every word is an operand. Each operand is resolved against every directory the
 line may have moved to by a literal ``cd`` before it (``cd / && rm -rf .`` removes ``/``), so an
-operand has one form per such directory. Where the call says where it runs (its workspace, or
-its ``cwd`` argument), a relative form is also known by the absolute names it has there, as
-written with ``..`` resolved and with symlinks followed (:meth:`Command.names`): in a workspace
-two levels down, ``rm -rf ../..`` removes ``/``.
+operand has one form per such directory, ``..`` resolved (:mod:`.placement`). Where the call
+says where it runs (its workspace, or its ``cwd`` argument), a relative form is also known by
+the absolute names it has there, as written with ``..`` resolved and with symlinks followed
+(:meth:`Command.names`): in a workspace two levels down, ``rm -rf ../..`` removes ``/``. The
+words reach here with ``~``, ``$HOME``, ``$PWD`` and ``$OLDPWD`` already replaced by their
+values where the call's environment pins them (:mod:`.resolution`).
 
 Text only known at run time (:data:`~seamhost_tool_policy.marks.UNKNOWN`) may be anything: a
 word starting with it may be an option (so any flag *may* be present) and an unknown global
-option may take the next word, so the subcommand is then unknown too.
+option may take the next word, so the subcommand is then unknown too. In an operand it may lead
+anywhere, unless it is a file-name pattern's (:mod:`.placement`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import posixpath
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import attrs
 
 from seamhost_tool_policy.marks import UNKNOWN
+from seamhost_tool_policy.placement import place
 from seamhost_tool_policy.programs import program, split_flag
 
 
@@ -51,14 +54,26 @@ class Command:
     def names(self, form: str) -> tuple[str, ...]:
         """The names one operand form goes by: as written, and, for a relative one, the absolute
         names it has from :attr:`directory` (``..`` resolved; symlinks followed)."""
-        if not self.directory or form.startswith("/") or UNKNOWN in form:
+        if not self.directory or form.startswith(("/", UNKNOWN)):
             return (form,)
-        lexical = resolve(form, self.directory)
-        found = [form, lexical]
+        # A relative form's unknowns are a pattern's (a wild one starts the form: placement).
+        found = [form, *place(form, self.directory, tame=True)]
         # An embedded NUL cannot be resolved: the lexical form is then all there is.
-        with contextlib.suppress(OSError, ValueError):
-            found.append(resolve(os.path.realpath(lexical), "/"))
+        if UNKNOWN not in form:
+            with contextlib.suppress(OSError, ValueError):
+                found.extend(place(os.path.realpath(found[1]), "/"))
         return tuple(dict.fromkeys(found))
+
+    @property
+    def resolved(self) -> tuple[tuple[str, ...], ...]:
+        """Each operand as the places it names: absolute where the call says where it runs,
+        ``..`` resolved (with links followed too, where that differs), or an unknown-led form
+        for one that may be anywhere."""
+        found = []
+        for forms in self.operands:
+            names = [n for f in forms for n in self.names(f) if n.startswith(("/", UNKNOWN))]
+            found.append(tuple(dict.fromkeys(names or forms)))
+        return tuple(found)
 
     @property
     def display(self) -> str:
@@ -71,17 +86,12 @@ class Command:
         return cls(UNKNOWN, UNKNOWN, UNKNOWN, frozenset(), True, ((UNKNOWN,),), why)
 
 
-def resolve(operand: str, directory: str) -> str:
-    """`operand` as seen from `directory` ("" is the call's own directory)."""
-    if UNKNOWN in operand or (not directory and not operand.startswith("/")):
-        return operand
-    joined = posixpath.normpath(posixpath.join(directory, operand))
-    return joined[1:] if joined.startswith("//") else joined
-
-
-def describe(words: Sequence[str], directories: Sequence[str]) -> tuple[Command, tuple[str, ...]]:
+def describe(
+    words: Sequence[str], directories: Sequence[str], tame: Callable[[str], bool]
+) -> tuple[Command, tuple[str, ...]]:
     """The structure of the command `words` (program basename first), and its words with the
-    global options dropped (the same words when it has none)."""
+    global options dropped (the same words when it has none). `tame` says whether a word's
+    unknowns are all a pattern's (:mod:`.placement`)."""
     name = words[0]
     entry = program(name)
     index = 1
@@ -114,6 +124,9 @@ def describe(words: Sequence[str], directories: Sequence[str]) -> tuple[Command,
     subcommand = operands[0] if operands else None
     if not subcommand_known:
         subcommand = UNKNOWN
-    forms = tuple(tuple(dict.fromkeys(resolve(o, d) for d in directories)) for o in operands)
+    forms = tuple(
+        tuple(dict.fromkeys(f for d in directories for f in place(o, d, tame=tame(o))))
+        for o in operands
+    )
     command = Command(" ".join(words), name, subcommand, frozenset(flags), maybe_flags, forms)
     return command, (name, *rest)

@@ -50,6 +50,14 @@ file run by name (``bash build.sh``), or a program that runs code of its own (``
 ``ssh host CMD``, ``make``, a git alias) is judged by the words written. The sandbox is what
 confines effects; these rules decide what is proposed.
 
+Given the environment the call's shell starts with (:mod:`.environment`), ``~``, ``~name``,
+``$HOME``, ``$PWD`` and ``$OLDPWD`` are resolved as bash will resolve them, in the words, the
+redirection targets and the scripts wrappers run; each variable the call may set (an assignment,
+``read``, ``for``, ``cd`` for ``PWD``, anything that sets variables it does not name) is read as
+unknown everywhere in the call, and so is every variable inside a wrapper that may change the
+environment (``env``, ``sudo``, ``su``, a login shell ...). Without an environment they are all
+unknown. Each command is also recorded as spelt, the expansions unknown, for command globs.
+
 This module holds the entry points and what they return; the walk is :mod:`.analyser`'s, the
 handler of each wrapper is found through :mod:`.handlers`.
 """
@@ -57,11 +65,12 @@ handler of each wrapper is found through :mod:`.handlers`.
 from __future__ import annotations
 
 import shlex
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import attrs
 
 from seamhost_tool_policy.analyser import Analyser
+from seamhost_tool_policy.environment import ShellEnvironment
 from seamhost_tool_policy.structure import Command
 
 
@@ -82,18 +91,32 @@ class Analysis:
     redirects: tuple[str, ...] = ()
 
 
-def analyse_script(text: str) -> Analysis:
-    """The commands ``bash -c text`` would run."""
-    analyser = Analyser()
-    analyser.script(text, 0)
+def analyse_script(text: str, environment: ShellEnvironment | None = None) -> Analysis:
+    """The commands ``bash -c text`` would run, started with `environment` (None: unknown)."""
+    analyser = _walk(lambda an: an.script(text, 0), environment)
     return _analysis(analyser, text)
 
 
-def analyse_argv(argv: Sequence[str]) -> Analysis:
+def analyse_argv(argv: Sequence[str], environment: ShellEnvironment | None = None) -> Analysis:
     """The commands running `argv` directly (no shell) would run."""
-    analyser = Analyser()
-    analyser.argv(tuple(argv), 0)
+    analyser = _walk(lambda an: an.argv(tuple(argv), 0), environment)
     return _analysis(analyser, shlex.join(argv))
+
+
+def _walk(start: Callable[[Analyser], None], environment: ShellEnvironment | None) -> Analyser:
+    """The walk that read no variable as pinned that the call may set.
+
+    Each reading that used a variable the call may set is done again with it unknown; the
+    readings only grow more cautious, so this ends (at most once per pinnable variable).
+    """
+    unpinned: frozenset[str] = frozenset()
+    while True:
+        analyser = Analyser(environment, unpinned)
+        start(analyser)
+        changed = analyser.changed() & analyser.consulted
+        if changed <= unpinned:
+            return analyser
+        unpinned |= changed
 
 
 def _analysis(analyser: Analyser, raw: str) -> Analysis:
