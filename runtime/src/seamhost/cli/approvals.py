@@ -26,15 +26,17 @@ def approvals(profile_ref: str, as_json: bool) -> None:
     A session that cannot be read is named on stderr (it may hide a waiting question), and
     `seamhost session verify` says what is wrong with it.
     """
-    from seamhost.cli.output import console, emit_json
+    from seamhost.cli.output import console, emit_json, terminal_safe
     from seamhost.cli.stores import open_store
     from seamhost.errors import SeamhostError
     from seamhost.run.deferred import pending_approvals
 
     def unreadable(session_id: str, exc: SeamhostError) -> None:
         click.echo(
-            f"warning: session {session_id} could not be read, so its approvals are not "
-            f"listed ({exc}); run `seamhost session verify {session_id}`",
+            terminal_safe(
+                f"warning: session {session_id} could not be read, so its approvals are not "
+                f"listed ({exc}); run `seamhost session verify {session_id}`"
+            ),
             err=True,
         )
 

@@ -25,6 +25,7 @@ from typing import Any, NoReturn
 import click
 
 from seamhost.cli.exitcodes import ExitCode
+from seamhost.cli.output import terminal_safe
 from seamhost.errors import (
     AmbiguousSessionId,
     ConfigError,
@@ -92,8 +93,9 @@ def report(
 
     `as_json` defaults to whether the command line holds ``--json``.
     """
+    # A message may quote what a session holds (a model's error, a tool's output).
     line = " ".join(message.splitlines())
-    click.echo(f"seamhost: error: {line}", err=True)
+    click.echo(f"seamhost: error: {terminal_safe(line)}", err=True)
     if as_json is None:
         ctx = click.get_current_context(silent=True)
         as_json = bool(ctx is not None and ctx.meta.get(JSON_FLAG))

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from seamhost.cli.output import terminal_safe
 from seamhost.cli.runs import PROFILE_HELP
 
 if TYPE_CHECKING:
@@ -58,7 +59,7 @@ def worker(
     started()
 
     def report(line: str) -> None:
-        sys.stderr.write(line + "\n")
+        sys.stderr.write(terminal_safe(line) + "\n")  # a line may quote a run's error
         sys.stderr.flush()
 
     serving = Worker(
