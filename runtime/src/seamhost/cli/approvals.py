@@ -26,8 +26,9 @@ def approvals(profile_ref: str, as_json: bool) -> None:
     A session that cannot be read is named on stderr (it may hide a waiting question), and
     `seamhost session verify` says what is wrong with it.
     """
-    from seamhost.cli.output import console, emit_json, terminal_safe
+    from seamhost.cli.output import console, emit_json
     from seamhost.cli.stores import open_store
+    from seamhost.cli.terminal_text import terminal_safe
     from seamhost.errors import SeamhostError
     from seamhost.run.deferred import pending_approvals
 

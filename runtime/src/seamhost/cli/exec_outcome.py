@@ -20,7 +20,7 @@ import orjson
 from seamhost.cli.conversation import final_answer, parked_advice
 from seamhost.cli.exitcodes import ExitCode
 from seamhost.cli.failures import report
-from seamhost.cli.output import terminal_safe
+from seamhost.cli.terminal_text import terminal_safe
 
 if TYPE_CHECKING:
     from seamhost.run.agent import TurnOutcome

@@ -25,7 +25,7 @@ from typing import Any, NoReturn
 import click
 
 from seamhost.cli.exitcodes import ExitCode
-from seamhost.cli.output import terminal_safe
+from seamhost.cli.terminal_text import terminal_safe
 from seamhost.errors import (
     AmbiguousSessionId,
     ConfigError,

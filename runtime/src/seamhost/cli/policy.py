@@ -16,10 +16,11 @@ from typing import Any
 
 import click
 
-from seamhost.cli.output import emit_json, terminal_safe
+from seamhost.cli.output import emit_json
 from seamhost.cli.policy_votes import explain_call
 from seamhost.cli.profile import load_bundle
 from seamhost.cli.profile_option import profile_option
+from seamhost.cli.terminal_text import terminal_safe
 
 
 @click.group()

@@ -131,7 +131,8 @@ def list_runs(*, profile_ref: str, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the run as JSON.")
 def show_run(*, ref: str, profile_ref: str, as_json: bool) -> None:
     """Show one run: REF is its number or (a unique prefix of) its session id."""
-    from seamhost.cli.output import emit_json, terminal_safe
+    from seamhost.cli.output import emit_json
+    from seamhost.cli.terminal_text import terminal_safe
     from seamhost.errors import AmbiguousSessionId, UnknownSession
 
     queue = open_queue(profile_ref)

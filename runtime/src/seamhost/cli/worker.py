@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from seamhost.cli.output import terminal_safe
 from seamhost.cli.runs import PROFILE_HELP
+from seamhost.cli.terminal_text import terminal_safe
 
 if TYPE_CHECKING:
     from seamhost.run.worker import Worker
