@@ -58,8 +58,11 @@ def worker(
     queue = run_queue(store, profile_ref)
     started()
 
+    from seamhost.redaction import redact
+
     def report(line: str) -> None:
-        sys.stderr.write(terminal_safe(line) + "\n")  # a line may quote a run's error
+        # A line may quote a run's error: secrets redacted, controls escaped.
+        sys.stderr.write(terminal_safe(redact(line)) + "\n")
         sys.stderr.flush()
 
     serving = Worker(
