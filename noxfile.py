@@ -6,12 +6,15 @@ dependency groups it needs. ``nox`` alone runs the default sessions: the whole t
 
 from __future__ import annotations
 
+import os
+import subprocess
+
 import nox
 import nox.command
 
 nox.needs_version = ">=2024.10"
 nox.options.default_venv_backend = "uv"
-nox.options.sessions = ["tests", "lint", "typing", "docs"]
+nox.options.sessions = ["tests", "tests_no_bwrap", "lint", "typing", "docs"]
 nox.options.reuse_existing_virtualenvs = True
 
 
@@ -32,6 +35,45 @@ def tests(session: nox.Session) -> None:
     """The fast test suite (everything but `slow` and `bench`), profile matrix included."""
     install(session, "test")
     session.run("pytest", *session.posargs)
+
+
+# What a confined command prints depends on the backend, so these suites are run again on hosts
+# made from this one: without bubblewrap (Landlock alone), then without either backend.
+BACKEND_SUITES = [
+    "tests/test_golden_transcripts.py",
+    "tests/sandbox",
+    "tests/sandbox_local",
+    "tests/run",
+    "tests/tools",
+]
+
+
+@nox.session
+def tests_no_bwrap(session: nox.Session) -> None:
+    """The backend-dependent suites with bubblewrap hidden, then with Landlock blocked too.
+
+    Each runs in a private mount namespace where `bwrap` is covered by /dev/null
+    (`tests/hosts/hide_sandbox.py`), so this machine's bubblewrap is untouched.
+    """
+    install(session, "test")
+    unshare = (
+        ["unshare", "--mount"] if os.geteuid() == 0 else ["unshare", "--map-root-user", "--mount"]
+    )
+    probe = subprocess.run([*unshare, "true"], capture_output=True, text=True, check=False)
+    if probe.returncode != 0:
+        session.skip(f"cannot make a private mount namespace here: {probe.stderr.strip()}")
+    for hidden in (["--no-bwrap"], ["--no-bwrap", "--no-landlock"]):
+        session.run(
+            *unshare,
+            "python",
+            "-m",
+            "tests.hosts.hide_sandbox",
+            *hidden,
+            "--",
+            "pytest",
+            *(session.posargs or BACKEND_SUITES),
+            external=True,
+        )
 
 
 @nox.session

@@ -9,7 +9,10 @@ paths, and measured durations. Anything else that changes (a record added, dropp
 with other data) fails the test, so a refactoring that claims to change nothing is held to it.
 
 After a change that is *meant* to alter a log, regenerate with ``SEAMHOST_GOLDEN_WRITE=1 pytest
-tests/test_golden_transcripts.py`` and say in the commit why the transcripts changed.
+tests/test_golden_transcripts.py`` and say in the commit why the transcripts changed. A scenario
+that confines a command has one transcript per sandbox backend (``shell.ci.bwrap.jsonl``,
+``shell.ci.landlock.jsonl``): write the Landlock ones with bubblewrap hidden (``nox -s
+tests_no_bwrap``).
 """
 
 from __future__ import annotations
@@ -34,10 +37,15 @@ NEEDS_SANDBOX = {"shell"}
 VOLATILE_KEYS = {"time", "duration_ms", "elapsed_ms", "created", "request_digest"}
 
 
-def sandbox_available() -> bool:
+def sandbox_backend() -> str | None:
+    """The backend the shipped profiles confine with here: the first that works, bubblewrap first.
+
+    What a confined command prints differs by backend (bubblewrap mounts read-only, Landlock
+    refuses the open), so a scenario that runs one has a transcript per backend.
+    """
     from seamhost_sandbox_local import probe_backends
 
-    return any(report.available for report in probe_backends())
+    return next((report.name for report in probe_backends() if report.available), None)
 
 
 def normalise(value: Any, masks: dict[str, str]) -> Any:
@@ -87,10 +95,14 @@ def transcript(profile: str, scenario: str, tmp_path: Path) -> list[Any]:
 @pytest.mark.parametrize("scenario", SCENARIOS)
 @pytest.mark.parametrize("profile", PROFILES)
 def test_log_matches_golden_transcript(profile: str, scenario: str, tmp_path: Path) -> None:
-    if scenario in NEEDS_SANDBOX and not sandbox_available():
-        pytest.skip("no sandbox backend works on this machine (see `seamhost doctor`)")
+    name = f"{scenario}.{profile}"
+    if scenario in NEEDS_SANDBOX:
+        backend = sandbox_backend()
+        if backend is None:
+            pytest.skip("no sandbox backend works on this machine (see `seamhost doctor`)")
+        name += f".{backend}"
     records = transcript(profile, scenario, tmp_path)
-    golden = GOLDEN / f"{scenario}.{profile}.jsonl"
+    golden = GOLDEN / f"{name}.jsonl"
     if os.environ.get("SEAMHOST_GOLDEN_WRITE") == "1":
         golden.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in records))
     expected = [json.loads(line) for line in golden.read_text().splitlines()]

@@ -81,6 +81,23 @@ def test_the_profiles_backend_order_decides_the_selection(tmp_path: Path) -> Non
     assert report["store"]["exists"] is True
 
 
+def test_the_selection_says_why(tmp_path: Path) -> None:
+    _, report = doctor(tmp_path)
+    sandbox = report["sandbox"]
+    working = [r.name for r in probe_backends() if r.available]
+    if not working:
+        assert "why" not in sandbox
+        return
+    order = sandbox["order"]
+    passed = order[: order.index(working[0])]
+    assert sandbox["why"].startswith(f"{working[0]}: the first of the profile's backends")
+    for name in passed:  # on a host without bubblewrap: "...; bwrap does not"
+        assert sandbox["why"].endswith(f"; {', '.join(passed)} does not")
+        assert name in sandbox["why"]
+    shown = run_cli("doctor", env={"SEAMHOST_HOME": str(tmp_path)}).stdout
+    assert f"selected: {working[0]}:" in shown
+
+
 def test_a_profile_without_the_plugin_or_a_store(tmp_path: Path) -> None:
     profile = tmp_path / "p.toml"
     profile.write_text('[profile]\nname = "p"\n[plugins.tools]\n')

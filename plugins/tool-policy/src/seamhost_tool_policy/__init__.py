@@ -71,7 +71,8 @@ unsplittable line whose raw text matches it, a line nested too deeply to be read
 
 Floors accumulate across ``extends``: a profile's floors are added to its parents', a child
 cannot remove them, and ``enabled = false`` on a tool-policy table that carries inherited
-floors is a configuration error.
+floors is a configuration error. Rules merge: a child's rules come before its parents' (so, the
+first match deciding, they take precedence), unless its table says ``replace = ["rules"]``.
 """
 
 from __future__ import annotations
@@ -103,5 +104,6 @@ descriptor = PluginDescriptor(
     provides=["tools/pre-execute", "tools/guard"],
     requires=[],
     accumulate=frozenset({"floor"}),
+    merge=frozenset({"rules"}),
     description="The operator's allow/ask/deny rules (tools/pre-execute) and floors (tools/guard).",
 )

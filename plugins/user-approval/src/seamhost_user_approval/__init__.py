@@ -70,6 +70,7 @@ descriptor = PluginDescriptor(
     config_schema=SCHEMA,
     provides=["approval/service", "approval/request"],
     requires=[],
+    merge=frozenset({"rules"}),  # a child's rules come first; replace = ["rules"] drops the rest
     description="Audited, one-shot approvals answered by rules, a terminal or a callback.",
 )
 

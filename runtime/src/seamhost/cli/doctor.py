@@ -114,7 +114,13 @@ def _sandbox(profile: Any) -> dict[str, Any]:
     order = list(config.get("backends", [report.name for report in reports]))
     section["order"] = order
     section["selected"] = next((name for name in order if name in working), "")
-    if not section["selected"]:
+    if section["selected"]:
+        passed = order[: order.index(section["selected"])]
+        section["why"] = (
+            f"{section['selected']}: the first of the profile's backends ({', '.join(order)}) "
+            "that works here" + (f"; {', '.join(passed)} does not" if passed else "")
+        )
+    else:
         section["problem"] = (
             "no enabled backend works here: every confined call will end SANDBOX_UNAVAILABLE"
         )
@@ -215,6 +221,8 @@ def _print(report: dict[str, Any]) -> None:
         for backend in sandbox["backends"]:
             for line in _details(backend):
                 out.print(f"  {backend['name']}: {line}")
+    if sandbox.get("why"):
+        out.print(f"  selected: {escape(sandbox['why'])}")
     if sandbox["problem"]:
         out.print(f"  [red]{escape(sandbox['problem'])}[/red]")
     store = report["store"]

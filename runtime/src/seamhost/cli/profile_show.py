@@ -65,7 +65,8 @@ def render(info: dict[str, Any]) -> str:
         needs = f"; requires {', '.join(entry['requires'])}" if entry["requires"] else ""
         out.append(
             f"# {entry['distribution']} {entry['version']}: provides {seams}{needs}\n"
-            f"# config {entry['config_digest']}\n" + toml_out.dumps({"plugins": {name: table}})
+            f"# config {entry['config_digest']}\n"
+            + toml_out.dumps({"plugins": {name: table}}, notes=_entry_notes(name, entry))
         )
     out.append(
         toml_out.dumps({key: config[key] for key in ("sandbox", "require") if key in config})
@@ -77,6 +78,14 @@ def render(info: dict[str, Any]) -> str:
     )
     out.append(tool_comments(info["tools"]))
     return "\n".join(out) + "\n"
+
+
+def _entry_notes(name: str, entry: dict[str, Any]) -> dict[str, list[str]]:
+    """For each list that merges across ``extends`` (rules), the file each entry came from."""
+    return {
+        f"plugins.{name}.{key}": [f"from {file}" for file in files]
+        for key, files in entry.get("entry_files", {}).items()
+    }
 
 
 def tool_comments(tools: list[dict[str, Any]]) -> str:
@@ -142,6 +151,17 @@ def render_why(answer: Explanation) -> str:
         lines = [head, "  accumulates: each file adds entries, and no file can remove them"]
         for setter, where in zip(answer.setters, files, strict=True):
             lines.append(f"  {len(setter.value)} added by {where}")
+        return "\n".join(lines)
+    if answer.kind == "merge":
+        lines = [
+            head,
+            "  merges: each file's entries come before its parents' (the first match decides);",
+            '  a file whose table says replace = ["KEY"] drops what it inherited',
+        ]
+        for setter, where in zip(answer.setters, files, strict=True):
+            lines.append(f"  {len(setter.value)} from {where}")
+        if answer.replaced_by:
+            lines.append(f"  replaced what it inherited: {answer.replaced_by}")
         return "\n".join(lines)
     if answer.kind == "table":
         lines = [f"{answer.key} is a table; its keys merge one by one, later files winning"]

@@ -31,10 +31,11 @@ INLINE_DEPTH = 3  # tables at least this deep may be inline: plugins.NAME.KEY = 
 INLINE_WIDTH = 60
 
 
-def dumps(doc: Mapping[str, Any]) -> str:
-    """`doc` as a TOML document."""
+def dumps(doc: Mapping[str, Any], notes: Mapping[str, list[str]] | None = None) -> str:
+    """`doc` as a TOML document; `notes` (dotted path of an array of tables -> one line per
+    element) puts a comment above each element's ``[[header]]``."""
     lines: list[str] = []
-    _table(doc, (), lines, header=None)
+    _table(doc, (), lines, header=None, notes=notes or {})
     return "\n".join(lines).lstrip("\n") + "\n" if lines else ""
 
 
@@ -98,18 +99,26 @@ def _inline(v: Any, depth: int) -> bool:
 
 
 def _table(
-    table: Mapping[str, Any], path: tuple[str, ...], lines: list[str], header: str | None
+    table: Mapping[str, Any],
+    path: tuple[str, ...],
+    lines: list[str],
+    header: str | None,
+    *,
+    notes: Mapping[str, list[str]],
+    note: str = "",
 ) -> None:
     depth = len(path) + 1
     plain = [(k, v) for k, v in table.items() if _inline(v, depth)]
     nested = [(k, v) for k, v in table.items() if not _inline(v, depth)]
     if header is not None and (plain or not nested or header.startswith("[[")):
-        lines += ["", header]
+        lines += ["", f"# {note}", header] if note else ["", header]
     lines += [f"{key(k)} = {_block(v)}" for k, v in plain]
     for k, v in nested:
         sub = (*path, k)
         if isinstance(v, Mapping):
-            _table(v, sub, lines, f"[{dotted(sub)}]")
+            _table(v, sub, lines, f"[{dotted(sub)}]", notes=notes)
         else:
-            for element in v:
-                _table(element, sub, lines, f"[[{dotted(sub)}]]")
+            said = notes.get(".".join(sub), [])
+            for index, element in enumerate(v):
+                note = said[index] if index < len(said) else ""
+                _table(element, sub, lines, f"[[{dotted(sub)}]]", notes=notes, note=note)

@@ -83,7 +83,9 @@ class PluginDescriptor:
     """A plugin: its name, config schema, seams provided and required, and factory.
 
     `accumulate` names list-valued config keys that concatenate across ``extends`` instead of
-    being replaced, and that a child profile can neither drop nor disable (floors).
+    being replaced, and that a child profile can neither drop nor disable (floors). `merge` names
+    list-valued keys whose entries a child puts before its parents' (first-match rules), unless
+    its table says ``replace = ["KEY"]``.
     `event_types` adds session event types; `hookspecs` adds seams of the plugin's own.
     """
 
@@ -99,6 +101,8 @@ class PluginDescriptor:
     description: str = ""  # one line, shown by `seamhost plugins`
     accumulate: frozenset[str] = attrs.field(default=frozenset(), converter=_names)
     """list keys that concatenate across `extends` (floors)"""
+    merge: frozenset[str] = attrs.field(default=frozenset(), converter=_names)
+    """list keys whose child entries come first across `extends` (rules); `replace` drops them"""
     event_types: tuple[type[Event], ...] = ()  # session event types it adds
     hookspecs: tuple[ModuleType | type, ...] = attrs.field(default=(), eq=False)
     """hook-spec modules or classes: seams of its own"""

@@ -7,7 +7,9 @@ sandbox policy (``[sandbox]``) and what must be present (``[require]``). Resolut
    depth-first, parents left to right; each file is applied once, parents before children (the
    order a class hierarchy's MRO would give for a simple tree). A cycle is an error naming it.
 2. Plugin tables merge key by key, later files winning; keys a plugin declares as ``accumulate``
-   concatenate instead, and a plugin carrying inherited accumulated entries cannot be disabled.
+   concatenate instead, and a plugin carrying inherited accumulated entries cannot be disabled;
+   keys it declares as ``merge`` (rules, where the first match decides) put a child's entries
+   before its parents', unless the child's table says ``replace = ["KEY"]``.
    ``enabled = false`` removes an inherited plugin; ``distribution`` names what to install.
 3. ``{"$env" = "NAME"}`` and ``{"$file" = "path"}`` are replaced by the variable's value or the
    file's contents (trailing newline stripped) once merged, so secrets never sit in the file and
@@ -44,14 +46,12 @@ from seamhost.kernel.profile.files import ProfileFile, load_chain
 from seamhost.kernel.profile.limits import Limits, merge_limits
 from seamhost.kernel.profile.merge import merge_require, merge_sandbox, resolve_secrets, value_at
 from seamhost.kernel.profile.provenance import Provenance
+from seamhost.kernel.profile.tables import merge_plugin_tables
 from seamhost.sandbox.policy import SandboxPolicy
 from seamhost.schema import compile_schema
 
 if TYPE_CHECKING:
     from seamhost.redaction import Redactor
-
-RESERVED_PLUGIN_KEYS = frozenset({"enabled", "distribution"})
-
 
 # --------------------------------------------------------------------------------------------
 # the resolved profile
@@ -67,6 +67,8 @@ class PluginEntry(NamedTuple):
     declared: FrozenDict  # as written: secret markers intact (shown, digested)
     config: FrozenDict  # secrets resolved (handed to the factory only)
     file: str  # the last file that configured it
+    entry_files: Mapping[str, tuple[str, ...]] = {}
+    """for each key that merges, the file each of its entries came from (profile show)"""
 
 
 @attrs.frozen
@@ -110,6 +112,11 @@ class Profile:
                     "provides": sorted(p.descriptor.provides),
                     "requires": sorted(p.descriptor.requires),
                     "config": jsonvalue.thaw(p.declared),
+                    **(
+                        {"entry_files": {k: list(v) for k, v in p.entry_files.items()}}
+                        if p.entry_files
+                        else {}
+                    ),
                 }
                 for p in self.plugins
             },
@@ -125,19 +132,6 @@ class Profile:
                 "plugins": jsonvalue.thaw(self.require_plugins),
             },
         }
-
-
-class _Table:
-    """One plugin's table while the chain is merged: values, and the file each key came from."""
-
-    __slots__ = ("distribution", "enabled", "file", "origins", "values")
-
-    def __init__(self) -> None:
-        self.values: dict[str, Any] = {}
-        self.origins: dict[str, str] = {}
-        self.enabled = True
-        self.distribution: str | None = None
-        self.file = ""
 
 
 OVERRIDE_ORIGIN = "<command line>"
@@ -167,7 +161,7 @@ def resolve_profile(
     provenance.set("profile.name", top.label, top.name)
     if top.description:
         provenance.set("profile.description", top.label, top.description)
-    tables = _merge_plugins(chain, descriptors, provenance)
+    tables = merge_plugin_tables(chain, descriptors, provenance)
     for name, values in (overrides or {}).items():
         table = tables.get(name)
         if table is not None and table.enabled:
@@ -192,7 +186,15 @@ def resolve_profile(
             secrets=secrets,
         )
         entries.append(
-            PluginEntry(name, installed, descriptor, freeze(declared), freeze(config), table.file)
+            PluginEntry(
+                name,
+                installed,
+                descriptor,
+                freeze(declared),
+                freeze(config),
+                table.file,
+                table.entry_files,
+            )
         )
     sandbox = merge_sandbox(chain, provenance)
     seams, versions = merge_require(chain, provenance)
@@ -236,52 +238,6 @@ def _load_descriptors(
             continue
         out[name] = (installed, installed.load())
     return out
-
-
-def _merge_plugins(
-    chain: list[ProfileFile],
-    descriptors: Mapping[str, tuple[InstalledPlugin, PluginDescriptor]],
-    provenance: Provenance,
-) -> dict[str, _Table]:
-    tables: dict[str, _Table] = {}
-    for pf in chain:
-        for name, raw in pf.plugins.items():
-            table = tables.setdefault(name, _Table())
-            table.file = pf.label
-            where = f"plugins.{name}"
-            provenance.table(where, pf.label, raw)
-            accumulate = descriptors[name][1].accumulate if name in descriptors else frozenset()
-            if raw.get("enabled") is False:
-                carried = [k for k in accumulate if table.values.get(k)]
-                if carried:
-                    origin = table.origins[carried[0]]
-                    raise ConfigError(
-                        pf.label,
-                        f"plugins.{name}.enabled",
-                        f"cannot disable {name!r}: it carries {carried[0]!r} entries inherited "
-                        f"from {origin}, which a child profile can neither remove nor disable",
-                    )
-            if "enabled" in raw:
-                table.enabled = raw["enabled"]
-            if "distribution" in raw:
-                table.distribution = raw["distribution"]
-            for key, value in raw.items():
-                if key in RESERVED_PLUGIN_KEYS:
-                    provenance.set(f"{where}.{key}", pf.label, value)
-                    continue
-                if key in accumulate:
-                    provenance.add(f"{where}.{key}", pf.label, value)
-                    if not isinstance(value, list):
-                        raise ConfigError(
-                            pf.label, f"plugins.{name}.{key}", "expected a list (it accumulates)"
-                        )
-                    table.values[key] = [*table.values.get(key, []), *value]
-                    table.origins.setdefault(key, pf.label)
-                else:
-                    table.values[key] = value
-                    table.origins[key] = pf.label
-                    provenance.set(f"{where}.{key}", pf.label, value)
-    return tables
 
 
 def _validate(

@@ -55,9 +55,10 @@ class Explanation(NamedTuple):
 
     key: str
     value: Any  # the final value (None for a disabled plugin's key)
-    kind: Literal["set", "accumulate", "table", "default"]
+    kind: Literal["set", "accumulate", "merge", "table", "default"]
     setters: tuple[Setter, ...]  # merge order; for "set" the last one won
     keys: dict[str, str]  # for "table": each key of the table -> the file that set it last
+    replaced_by: str = ""  # for "merge": the last file that replaced what it inherited
 
     def to_json(self) -> dict[str, Any]:
         setters = [s._asdict() for s in self.setters]
@@ -70,6 +71,7 @@ class Explanation(NamedTuple):
             "overrode": setters[:-1] if won else [],
             "files": setters,
             "keys": self.keys,
+            **({"replaced_by": self.replaced_by} if self.kind == "merge" else {}),
         }
 
 
@@ -102,6 +104,10 @@ def explain(profile: Profile, key: str) -> Explanation:
                 break  # a key of a plugin table that no file sets: its default, or unknown
             keys = _table_keys(prov, path, here)
             return _answer(profile, canonical, here, "table", entries, keys=keys)
+        if kind == "merge":
+            return _merged(
+                profile, canonical, where=path[:cut], rest=rest, here=here, entries=entries
+            )
         if kind == "accumulate":
             if not rest:
                 return _answer(profile, canonical, here, "accumulate", entries)
@@ -131,14 +137,37 @@ def _answer(
     profile: Profile,
     key: str,
     value: Any,
-    kind: Literal["set", "accumulate", "table", "default"],
+    kind: Literal["set", "accumulate", "merge", "table", "default"],
     entries: list[tuple[str, Any]],
     *,
     keys: dict[str, str] | None = None,
+    replaced_by: str = "",
 ) -> Explanation:
     names = profile.provenance.profiles
     setters = tuple(Setter(f, names.get(f, f), v) for f, v in entries)
-    return Explanation(key, value, kind, setters, keys or {})
+    return Explanation(key, value, kind, setters, keys or {}, replaced_by)
+
+
+def _merged(
+    profile: Profile,
+    key: str,
+    *,
+    where: Path,
+    rest: Path,
+    here: Any,
+    entries: list[tuple[str, Any]],
+) -> Explanation:
+    """A key that merges (rules), or one of its entries: the files that put entries there."""
+    replaced = profile.provenance.replaced.get(join_key(where))
+    by = entries[replaced][0] if replaced is not None else ""
+    if not rest:
+        return _answer(profile, key, here, "merge", entries, replaced_by=by)
+    entry = profile.plugin(str(where[1]))
+    files = entry.entry_files.get(str(where[2]), ()) if entry is not None else ()
+    index = rest[0]
+    if here is None or not isinstance(index, int) or not 0 <= index < len(files):
+        raise _unknown(profile, key, config_document(profile))
+    return _answer(profile, key, here, "set", [(files[index], here)])
 
 
 def _table_keys(prov: Provenance, path: Path, table: Any) -> dict[str, str]:
