@@ -17,7 +17,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 SOURCE = Path(__file__).parent.parent / "runtime" / "src"
-FOUNDATION = {"errors", "frozen", "globs", "input_limits", "jsonvalue", "schema", "lazy", "version"}
+FOUNDATION = {
+    "errors",
+    "frozen",
+    "globs",
+    "input_limits",
+    "jsonvalue",
+    "redaction",
+    "schema",
+    "lazy",
+    "version",
+}
 LAYERS = [
     FOUNDATION,
     {"sandbox"},

@@ -27,6 +27,7 @@ PUBLIC = {
     "seamhost.lazy",
     "seamhost.version",
     "seamhost.globs",
+    "seamhost.redaction",
 }
 PLUGINS = sorted(p for p in (ROOT / "plugins").iterdir() if (p / "src").is_dir())
 PLUGINS.append(ROOT / "examples" / "plugin-hello")

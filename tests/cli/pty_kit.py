@@ -68,6 +68,12 @@ class Terminal:
                 self._raw += data
 
     @property
+    def raw(self) -> bytes:
+        """Every byte the child wrote to the terminal so far, escapes and all."""
+        with self._lock:
+            return self._raw
+
+    @property
     def shown(self) -> str:
         with self._lock:
             return ANSI.sub("", self._raw.decode("utf-8", "replace"))

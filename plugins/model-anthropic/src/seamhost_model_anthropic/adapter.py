@@ -18,6 +18,7 @@ from importlib.metadata import version
 import anthropic
 
 from seamhost import ModelEvent, ModelRequest
+from seamhost.redaction import Redactor
 from seamhost_model_anthropic.config import NAME, AnthropicConfig
 from seamhost_model_anthropic.deadline import Deadline
 from seamhost_model_anthropic.events import StreamReader
@@ -40,6 +41,9 @@ class AnthropicAdapter:
         }
         self._clients: dict[asyncio.AbstractEventLoop, anthropic.AsyncAnthropic] = {}
         self._keepers: dict[asyncio.AbstractEventLoop, AsyncIterator[None]] = {}
+        # The key is the adapter's own secret, whether or not the profile marked it one (an extra
+        # header given through {"$env" = ...} is redacted by the kernel, with every secret).
+        self.redact = Redactor([config.api_key])
 
     async def client(self) -> anthropic.AsyncAnthropic:
         """The SDK client of the running event loop (its connections belong to that loop)."""
@@ -64,7 +68,7 @@ class AnthropicAdapter:
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         """The events of one attempt; raises `ModelFailed` when it fails (never retries)."""
         params = build_params(request, self.config)
-        deadline = Deadline(self.config.timeout_s)
+        deadline = Deadline(self.config.timeout_s, self.redact)
         reader = StreamReader()
         try:
             client = await self.client()

@@ -10,7 +10,7 @@ error of the wait is classified (:func:`~seamhost_model_anthropic.failures.class
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from seamhost import ModelFailed
@@ -22,9 +22,10 @@ T = TypeVar("T")
 class Deadline:
     """The deadline of one attempt, `timeout_s` from now, in the running task."""
 
-    __slots__ = ("expired", "handle", "task", "waiting")
+    __slots__ = ("expired", "handle", "redact", "task", "waiting")
 
-    def __init__(self, timeout_s: float) -> None:
+    def __init__(self, timeout_s: float, redact: Callable[[str], str] = str) -> None:
+        self.redact = redact  # applied to a classified error's message (see failures)
         loop = asyncio.get_running_loop()
         self.task = asyncio.current_task()
         self.expired = self.waiting = False
@@ -49,7 +50,7 @@ class Deadline:
         except (ModelFailed, StopAsyncIteration):
             raise
         except Exception as exc:
-            raise classify(exc) from exc
+            raise classify(exc, self.redact) from exc
         finally:
             self.waiting = False
 

@@ -6,13 +6,16 @@ a connection error or a timeout of the transport is ``connection`` (retryable); 
 (retryable); any other status (authentication, a bad request, a missing model) is ``refused``. An
 ``error`` event in the middle of a stream arrives as a status error on the 200 response: its
 ``error.type`` decides instead (``overloaded_error`` and ``api_error`` are ``server``).
+
+The message goes through the adapter's redactor (:mod:`seamhost.redaction`): a 401 body may
+quote the key it refused, an exception may quote the request's headers.
 """
 
 from __future__ import annotations
 
 import email.utils
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import anthropic
 import httpx2
@@ -39,8 +42,15 @@ def retry_after(headers: Mapping[str, str]) -> float | None:
     return None if when is None else max(0.0, when.timestamp() - time.time())
 
 
-def classify(exc: BaseException) -> ModelFailed:
+def classify(exc: BaseException, redact: Callable[[str], str] = str) -> ModelFailed:
     """The `ModelFailed` for an exception raised while one attempt was streaming."""
+    failure = _classify(exc)
+    return ModelFailed(
+        failure.kind, redact(failure.message), failure.retryable, failure.retry_after
+    )
+
+
+def _classify(exc: BaseException) -> ModelFailed:
     if isinstance(exc, anthropic.APIStatusError):
         return _status(exc)
     if isinstance(exc, anthropic.APITimeoutError | httpx2.TimeoutException):

@@ -18,6 +18,7 @@ from typing import Any
 import openai
 
 from seamhost import ModelEvent, ModelFailed, ModelRequest, TextDelta
+from seamhost.redaction import Redactor
 from seamhost_model_openai.assembly import ChunkAssembler
 from seamhost_model_openai.failures import FAILURES, classify
 from seamhost_model_openai.request import chat_request
@@ -40,6 +41,8 @@ class OpenAIAdapter:
         }
         self._client: openai.AsyncOpenAI | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        # The key is the adapter's own secret, whether or not the profile marked it one.
+        self.redact = Redactor([settings.api_key] if settings.api_key else [])
 
     def client(self) -> openai.AsyncOpenAI:
         """The SDK client of the running event loop (connections cannot cross loops)."""
@@ -85,6 +88,6 @@ class OpenAIAdapter:
         except ModelFailed:
             raise
         except FAILURES as exc:
-            raise classify(exc, timeout_s) from exc
+            raise classify(exc, timeout_s, self.redact) from exc
         for event in assembler.events():
             yield event

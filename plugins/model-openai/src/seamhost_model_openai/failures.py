@@ -13,6 +13,9 @@ a chunk that is not JSON                  ``malformed``     no
 
 ``retry_after`` is the response's ``retry-after-ms`` or ``Retry-After`` (seconds, or an HTTP
 date) in seconds, for the kernel to wait before the next attempt.
+
+The message goes through the adapter's redactor (:mod:`seamhost.redaction`): a 401 body may
+quote the key it refused, an exception may quote the request's headers.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from __future__ import annotations
 import email.utils
 import math
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import httpx2
 import openai
@@ -50,8 +53,17 @@ def retry_after(headers: Mapping[str, str]) -> float | None:
 FAILURES = (openai.OpenAIError, httpx2.TransportError, TimeoutError, ValueError)
 
 
-def classify(exc: BaseException, timeout_s: float) -> ModelFailed:
+def classify(
+    exc: BaseException, timeout_s: float, redact: Callable[[str], str] = str
+) -> ModelFailed:
     """The ModelFailed for `exc`, raised by the SDK or the transport during one attempt."""
+    failure = _classify(exc, timeout_s)
+    return ModelFailed(
+        failure.kind, redact(failure.message), failure.retryable, failure.retry_after
+    )
+
+
+def _classify(exc: BaseException, timeout_s: float) -> ModelFailed:
     if isinstance(exc, TimeoutError | openai.APITimeoutError | httpx2.TimeoutException):
         return ModelFailed("deadline", f"no complete answer within {timeout_s:g} s", True)
     if isinstance(exc, openai.APIStatusError):

@@ -28,13 +28,16 @@ def approvals(profile_ref: str, as_json: bool) -> None:
     """
     from seamhost.cli.output import console, emit_json
     from seamhost.cli.stores import open_store
+    from seamhost.cli.terminal_text import terminal_safe
     from seamhost.errors import SeamhostError
     from seamhost.run.deferred import pending_approvals
 
     def unreadable(session_id: str, exc: SeamhostError) -> None:
         click.echo(
-            f"warning: session {session_id} could not be read, so its approvals are not "
-            f"listed ({exc}); run `seamhost session verify {session_id}`",
+            terminal_safe(
+                f"warning: session {session_id} could not be read, so its approvals are not "
+                f"listed ({exc}); run `seamhost session verify {session_id}`"
+            ),
             err=True,
         )
 

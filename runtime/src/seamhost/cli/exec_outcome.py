@@ -20,6 +20,7 @@ import orjson
 from seamhost.cli.conversation import final_answer, parked_advice
 from seamhost.cli.exitcodes import ExitCode
 from seamhost.cli.failures import report
+from seamhost.cli.terminal_text import terminal_safe
 
 if TYPE_CHECKING:
     from seamhost.run.agent import TurnOutcome
@@ -42,7 +43,8 @@ def report_exec(
         report(code, message, as_json=False)
     if not as_json:
         if answer:
-            sys.stdout.write(answer if answer.endswith("\n") else answer + "\n")
+            shown = terminal_safe(answer)  # the model's text: no escape acts on the terminal
+            sys.stdout.write(shown if shown.endswith("\n") else shown + "\n")
         sys.stdout.flush()
         return code
     line: dict[str, Any] = {

@@ -25,6 +25,7 @@ from typing import Any, NoReturn
 import click
 
 from seamhost.cli.exitcodes import ExitCode
+from seamhost.cli.terminal_text import terminal_safe
 from seamhost.errors import (
     AmbiguousSessionId,
     ConfigError,
@@ -92,8 +93,12 @@ def report(
 
     `as_json` defaults to whether the command line holds ``--json``.
     """
-    line = " ".join(message.splitlines())
-    click.echo(f"seamhost: error: {line}", err=True)
+    from seamhost.redaction import redact
+
+    # A message may quote what a session holds (a model's error, a tool's output), which may
+    # quote a secret: redacted (both outputs), and escaped for the terminal.
+    line = redact(" ".join(message.splitlines()))
+    click.echo(f"seamhost: error: {terminal_safe(line)}", err=True)
     if as_json is None:
         ctx = click.get_current_context(silent=True)
         as_json = bool(ctx is not None and ctx.meta.get(JSON_FLAG))
@@ -106,7 +111,8 @@ def report(
         error["type"] = kind
     if details:
         error["details"] = dict(details)
-    sys.stdout.write(orjson.dumps({"error": error}, default=str).decode() + "\n")
+    # Redacting the JSON text keeps it JSON: what replaces a secret holds no quote or backslash.
+    sys.stdout.write(redact(orjson.dumps({"error": error}, default=str).decode()) + "\n")
     sys.stdout.flush()
 
 

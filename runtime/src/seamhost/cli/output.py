@@ -1,4 +1,8 @@
-"""Shared output helpers for the CLI: JSON to stdout, rich consoles created on demand."""
+"""Shared output helpers for the CLI: JSON to stdout, rich consoles created on demand.
+
+The consoles escape control characters in whatever they render
+(:mod:`seamhost.cli.terminal_text`).
+"""
 
 from __future__ import annotations
 
@@ -17,6 +21,8 @@ def emit_json(value: Any) -> None:
 
 
 def console(*, stderr: bool = False) -> Console:
-    from rich.console import Console
+    """A console for people: every string it renders is made terminal-safe (see the module)."""
+    from seamhost.cli.terminal_console import SafeConsole
 
-    return Console(stderr=stderr, highlight=False, soft_wrap=True)
+    # Emoji codes off too: ":warning:" in a tool's output is shown as written, not as a glyph.
+    return SafeConsole(stderr=stderr, highlight=False, soft_wrap=True, emoji=False)

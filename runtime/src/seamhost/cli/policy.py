@@ -20,6 +20,7 @@ from seamhost.cli.output import emit_json
 from seamhost.cli.policy_votes import explain_call
 from seamhost.cli.profile import load_bundle
 from seamhost.cli.profile_option import profile_option
+from seamhost.cli.terminal_text import terminal_safe
 
 
 @click.group()
@@ -52,8 +53,10 @@ def explain(profile_ref: str, tool: str, args_json: str, as_json: bool) -> None:
     if as_json:
         emit_json(report)
         return
-    click.echo(f"decision: {report['decision']}  {report['reason']}".rstrip())
+    # The reasons may quote the arguments as given: shown escaped, as every view shows them.
+    click.echo(terminal_safe(f"decision: {report['decision']}  {report['reason']}".rstrip()))
     for vote in report["votes"]:
-        click.echo(f"  {vote['seam']} {vote['plugin']}: {vote['vote']}  {vote['reason']}".rstrip())
+        line = f"  {vote['seam']} {vote['plugin']}: {vote['vote']}  {vote['reason']}"
+        click.echo(terminal_safe(line.rstrip()))
     for plugin, detail in report["details"].items():
-        click.echo(f"  {plugin}: {json.dumps(detail, ensure_ascii=False)}")
+        click.echo(terminal_safe(f"  {plugin}: {json.dumps(detail, ensure_ascii=False)}"))

@@ -132,6 +132,7 @@ def list_runs(*, profile_ref: str, as_json: bool) -> None:
 def show_run(*, ref: str, profile_ref: str, as_json: bool) -> None:
     """Show one run: REF is its number or (a unique prefix of) its session id."""
     from seamhost.cli.output import emit_json
+    from seamhost.cli.terminal_text import terminal_safe
     from seamhost.errors import AmbiguousSessionId, UnknownSession
 
     queue = open_queue(profile_ref)
@@ -146,4 +147,4 @@ def show_run(*, ref: str, profile_ref: str, as_json: bool) -> None:
         emit_json(row)
         return
     for key, value in row.items():
-        click.echo(f"{key:>10}  {value if value is not None else '-'}")
+        click.echo(terminal_safe(f"{key:>10}  {value if value is not None else '-'}"))

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import click
 
 from seamhost.cli.runs import PROFILE_HELP
+from seamhost.cli.terminal_text import terminal_safe
 
 if TYPE_CHECKING:
     from seamhost.run.worker import Worker
@@ -57,8 +58,11 @@ def worker(
     queue = run_queue(store, profile_ref)
     started()
 
+    from seamhost.redaction import redact
+
     def report(line: str) -> None:
-        sys.stderr.write(line + "\n")
+        # A line may quote a run's error: secrets redacted, controls escaped.
+        sys.stderr.write(terminal_safe(redact(line)) + "\n")
         sys.stderr.flush()
 
     serving = Worker(

@@ -90,6 +90,7 @@ class Agent:
         self.workspace = workspace
         self.max_steps = limits.max_steps if max_steps is None else max_steps
         self.cancelled = asyncio.Event()
+        self.redact = bundle.profile.redactor  # what keeps its secrets out of recorded errors
         self.pipeline = ToolPipeline(
             bundle,
             session,
@@ -211,6 +212,8 @@ class Agent:
     ) -> TurnOutcome:
         if open_step:
             self.session.append(StepEnd(turn=turn, step=open_step.pop()))
+        if message is not None:  # it may quote a provider's or a plugin's error
+            message = self.redact(message)
         self.session.append(TurnEnd(turn=turn, reason=reason, message=message))  # type: ignore[arg-type]
         return TurnOutcome(turn, reason, step, message)
 
@@ -275,6 +278,7 @@ class Agent:
             cancelled=self.cancelled,
             on_text=self.on_text,
             digests=self._digests,
+            redact=self.redact,
         )
 
     # -- the derived conversation -------------------------------------------------------------

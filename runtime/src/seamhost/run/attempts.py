@@ -26,6 +26,8 @@ from seamhost.session.repair import unknown_advice
 from seamhost.tool.result import ToolFailed, ToolResult
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from seamhost.schema import Validator
     from seamhost.tool.call import ToolContext, ToolOutput
     from seamhost.tool.declaration import ToolSpec
@@ -35,9 +37,18 @@ RETRYABLE_CODES = frozenset({ErrorCode.TOOL_OUTCOME_UNKNOWN.value, ErrorCode.TOO
 
 
 async def run_body(
-    spec: ToolSpec, context: ToolContext, timeout: float | None, meta: dict[str, Any]
+    spec: ToolSpec,
+    context: ToolContext,
+    timeout: float | None,
+    meta: dict[str, Any],
+    redact: Callable[[str], str] = str,
 ) -> ToolResult:
-    """Run the body of `spec` once and turn how it ended into a result carrying `meta`."""
+    """Run the body of `spec` once and turn how it ended into a result carrying `meta`.
+
+    The message of a body that failed (raised) goes through `redact` (the profile's redactor):
+    an error of a remote server may quote the credentials it was sent. What a body returns is
+    its output, taken as it is.
+    """
     call_id = context.call_id
     output: ToolOutput  # a body is typed loosely in its declaration (tool/declaration.py)
     try:
@@ -51,16 +62,16 @@ async def run_body(
     except ToolFailed as exc:
         if exc.retryable:
             meta["retryable"] = True
-        failure = ToolResult.failure(call_id, exc.code, exc.message, **meta)
+        failure = ToolResult.failure(call_id, exc.code, redact(exc.message), **meta)
         return attrs.evolve(failure, value=exc.value)
     except SandboxUnavailable as exc:
-        return ToolResult.failure(call_id, ErrorCode.SANDBOX_UNAVAILABLE, str(exc), **meta)
+        return ToolResult.failure(call_id, ErrorCode.SANDBOX_UNAVAILABLE, redact(str(exc)), **meta)
     except ChildLost as exc:  # what the child did is not known: classified by `stopped`
-        return ToolResult.failure(call_id, ErrorCode.ABORTED, str(exc), **meta)
+        return ToolResult.failure(call_id, ErrorCode.ABORTED, redact(str(exc)), **meta)
     except asyncio.CancelledError:
         raise
     except Exception as exc:
-        message = f"{spec.name} failed: {describe(exc)}"
+        message = redact(f"{spec.name} failed: {describe(exc)}")
         return ToolResult.failure(call_id, ErrorCode.TOOL_ERROR, message, **meta)
     for key, value in output.meta.items():
         meta[key] = jsonvalue.freeze(value)

@@ -44,11 +44,14 @@ async def request_model(
     cancelled: asyncio.Event,
     on_text: Callable[[str], None] | None = None,
     digests: RequestDigests | None = None,
+    redact: Callable[[str], str] | None = None,
 ) -> tuple[str, list[ToolCallProposal]]:
     """The text and calls of the first attempt that reaches its terminal event.
 
     `digests` is the conversation's :class:`RequestDigests` (the agent keeps one), so that the
-    digest of each request costs its new messages only.
+    digest of each request costs its new messages only. `redact` (the profile's redactor, see
+    :mod:`seamhost.redaction`) is applied to a failed attempt's message before it is recorded
+    or raised: a provider's error may quote the key it was sent.
 
     Raises the last `ModelFailed` when no attempt does (kind ``cancelled`` when `cancelled` was
     set meanwhile: the open stream is closed), and `LimitReached` when the budget or the
@@ -73,7 +76,7 @@ async def request_model(
                 seams, adapter, request, budget, cancelled=cancelled, on_text=on_text
             )
         except ModelFailed as exc:
-            failure = exc
+            failure = exc if redact is None else _redacted(exc, redact)
         else:
             if done.usage is not None:
                 usage = done.usage
@@ -114,6 +117,14 @@ async def request_model(
             attempt += 1
             continue
         raise ModelFailed("cancelled", "the turn was cancelled before another attempt")
+
+
+def _redacted(failure: ModelFailed, redact: Callable[[str], str]) -> ModelFailed:
+    """`failure` with its message redacted; not chained to it, which would keep the original."""
+    message = redact(failure.message)
+    if message == failure.message:
+        return failure
+    return ModelFailed(failure.kind, message, failure.retryable, failure.retry_after)
 
 
 class RequestDigests:

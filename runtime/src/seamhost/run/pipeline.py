@@ -100,6 +100,7 @@ class ToolPipeline:
     _outputs: dict[str, Validator] = attrs.field(factory=dict, init=False)  # by tool name
     _sandbox: Confinement = attrs.field(init=False)
     _governance: Governance = attrs.field(init=False)
+    _redact: Callable[[str], str] = attrs.field(init=False)  # keeps secrets out of tool errors
     # The approval the last step parked on (design.md §11), ``None`` when it ran to its end.
     suspended: str | None = attrs.field(default=None, init=False)
     # The innermost link of every call's tools/execute chain: one object, so the chain is
@@ -108,6 +109,7 @@ class ToolPipeline:
 
     def __attrs_post_init__(self) -> None:
         self._terminal = self._body
+        self._redact = self.bundle.profile.redactor
         seams = self.bundle.seams
         # The profile, the workspace and the session are fixed for the pipeline's life; the
         # roots are resolved here, once, and pinned (design.md §5.7).
@@ -340,7 +342,7 @@ class ToolPipeline:
         trail = self._trails.get(id(call))
         if trail is not None:
             meta["decisions"] = trail
-        result = await run_body(spec, context, self.tool_timeout, meta)
+        result = await run_body(spec, context, self.tool_timeout, meta, self._redact)
         validator = self._outputs.get(spec.name)
         if validator is None:  # the bundle's tools are fixed: compile each schema once
             validator = self._outputs[spec.name] = compile_schema(spec.output_schema)

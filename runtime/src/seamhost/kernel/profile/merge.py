@@ -30,8 +30,13 @@ def value_at(value: Any, path: tuple[str | int, ...]) -> Any:
 
 
 def resolve_secrets(
-    value: Any, label: str, path: list[str | int], environ: Mapping[str, str]
+    value: Any,
+    label: str,
+    path: list[str | int],
+    environ: Mapping[str, str],
+    found: list[str] | None = None,
 ) -> Any:
+    """`value` with its secret markers replaced; each secret resolved is appended to `found`."""
     if isinstance(value, dict):
         if len(value) == 1 and "$env" in value:
             var = value["$env"]
@@ -41,12 +46,18 @@ def resolve_secrets(
                     join_key(path),
                     f"environment variable {var!r} is not set; set it or replace the value",
                 )
-            return environ[var]
-        if len(value) == 1 and "$file" in value:
-            return _read_secret(str(value["$file"]), label, join_key(path))
-        return {k: resolve_secrets(v, label, [*path, k], environ) for k, v in value.items()}
+            secret = environ[var]
+        elif len(value) == 1 and "$file" in value:
+            secret = _read_secret(str(value["$file"]), label, join_key(path))
+        else:
+            return {
+                k: resolve_secrets(v, label, [*path, k], environ, found) for k, v in value.items()
+            }
+        if found is not None:
+            found.append(secret)
+        return secret
     if isinstance(value, list):
-        return [resolve_secrets(v, label, [*path, i], environ) for i, v in enumerate(value)]
+        return [resolve_secrets(v, label, [*path, i], environ, found) for i, v in enumerate(value)]
     return value
 
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import attrs
 
@@ -49,6 +49,9 @@ from seamhost.kernel.profile.provenance import Provenance
 from seamhost.kernel.profile.tables import merge_plugin_tables
 from seamhost.sandbox.policy import SandboxPolicy
 from seamhost.schema import compile_schema
+
+if TYPE_CHECKING:
+    from seamhost.redaction import Redactor
 
 # --------------------------------------------------------------------------------------------
 # the resolved profile
@@ -83,6 +86,15 @@ class Profile:
     limits: Limits = attrs.field(factory=Limits)  # the merged [limits]
     provenance: Provenance = attrs.field(factory=Provenance, eq=False, repr=False)
     """which file set each key (for `profile show --why`); a profile built in code has none"""
+    secrets: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False)
+    """the values its secret markers resolved to, for the bundle's redactor (never shown)"""
+
+    @property
+    def redactor(self) -> Redactor:
+        """What keeps this profile's secrets out of the errors a session records."""
+        from seamhost.redaction import Redactor
+
+        return Redactor(self.secrets)
 
     def plugin(self, name: str) -> PluginEntry | None:
         return next((p for p in self.plugins if p.name == name), None)
@@ -158,6 +170,7 @@ def resolve_profile(
             for key, value in values.items():
                 provenance.set(f"plugins.{name}.{key}", OVERRIDE_ORIGIN, value)
     entries = []
+    secrets: list[str] = []
     for name, table in tables.items():
         if not table.enabled:
             continue
@@ -170,6 +183,7 @@ def resolve_profile(
             origins=table.origins,
             table_file=table.file,
             environ=env,
+            secrets=secrets,
         )
         entries.append(
             PluginEntry(
@@ -197,6 +211,7 @@ def resolve_profile(
         require_plugins=freeze({name: spec for name, (spec, _) in versions.items()}),
         limits=merge_limits(chain),
         provenance=provenance,
+        secrets=tuple(secrets),
     )
 
 
@@ -233,6 +248,7 @@ def _validate(
     origins: Mapping[str, str],
     table_file: str,
     environ: Mapping[str, str],
+    secrets: list[str],
 ) -> dict[str, Any]:
     known = descriptor.config_keys
     for key in declared:
@@ -241,10 +257,16 @@ def _validate(
             raise ConfigError(
                 origins[key], f"plugins.{name}.{key}", f"unknown key; expected {expected}"
             )
+    found: list[str] = []
     config = {
-        key: resolve_secrets(value, origins[key], ["plugins", name, key], environ)
+        key: resolve_secrets(value, origins[key], ["plugins", name, key], environ, found)
         for key, value in declared.items()
     }
+    if found:  # known before anything can quote them (the schema's message below, to begin with)
+        from seamhost.redaction import remember_secrets
+
+        remember_secrets(found)
+        secrets += found
     violation = compile_schema(descriptor.config_schema)(config)
     if violation is not None:
         path = ("plugins", name, *violation.path)
