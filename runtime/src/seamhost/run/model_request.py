@@ -6,9 +6,10 @@ attempt's events are collected until its terminal ``ModelDone``: then ``model/us
 appended (when the provider reported usage) and the text and calls are returned for the
 ``assistant/message``. A stream that raises, yields after its terminal event, ends without one,
 or outlives the turn's deadline is a failed attempt: ``model/failed`` is appended and nothing
-of its response is kept. A retryable failure is tried again as a new attempt, up to the
-adapter's `max_attempts`, after the provider's Retry-After (else a short backoff), within the
-deadline and the budget.
+of its response is kept. So is a response proposing two calls under one id
+(:mod:`seamhost.run.call_ids`: its retry tells the model why). A retryable failure is tried
+again as a new attempt, up to the adapter's `max_attempts`, after the provider's Retry-After
+(else a short backoff), within the deadline and the budget.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from seamhost import jsonvalue
 from seamhost.errors import SeamhostError, describe
 from seamhost.llm.adapter import ModelDone, ModelFailed, TextDelta, ToolCallProposal
+from seamhost.run.call_ids import DuplicateCallIds, refuse_duplicate_ids, told_about
 from seamhost.session.events import ModelAttempt, ModelAttemptFailed, ModelUsage
 from seamhost.session.live import now_ms
 
@@ -60,17 +62,18 @@ async def request_model(
     model = str(dict(getattr(adapter, "identity", {}) or {}).get("model", adapter.name))
     if digests is None:
         digests = RequestDigests()
-    digest = digests.of(request.messages, request.tools)
+    asked = request
     turn, step = request.turn, request.step
     attempt = 1
     while True:
         budget.check_model(now_ms())
+        digest = digests.of(asked.messages, asked.tools)
         session.append(
             ModelAttempt(turn=turn, step=step, attempt=attempt, model=model, request_digest=digest)
         )
         try:
             text, proposals, done = await _attempt(
-                seams, adapter, request, budget, cancelled=cancelled, on_text=on_text
+                seams, adapter, asked, budget, cancelled=cancelled, on_text=on_text
             )
         except ModelFailed as exc:
             failure = exc
@@ -112,6 +115,8 @@ async def request_model(
             await asyncio.wait_for(cancelled.wait(), wait)
         except TimeoutError:
             attempt += 1
+            if isinstance(failure, DuplicateCallIds):  # told once, on the original request
+                asked = told_about(request, failure)
             continue
         raise ModelFailed("cancelled", "the turn was cancelled before another attempt")
 
@@ -212,6 +217,7 @@ async def _attempt(
         raise
     except Exception as exc:  # an adapter bug is a failed attempt, not a crash of the turn
         raise ModelFailed("malformed", describe(exc)) from exc
+    refuse_duplicate_ids(proposals)
     return "".join(text), proposals, done
 
 
