@@ -121,7 +121,19 @@ BAD = {
     "schema violation": (["{call}", "--result", "{bad}"], "value.n:"),
     "known outcome": (["{known}", *ERROR], "its outcome is known"),
     "no source": (["{call}", "--result", "{good}"], "--source is required"),
-    "both kinds": (["{call}", "--result", "{good}", "--error", "X"], "exactly one of"),
+    "both kinds": (["{call}", "--result", "{good}", "--error", "TOOL_ERROR"], "exactly one of"),
+    "misspelt code": (
+        ["{call}", "--error", "TOOL_EROR", "--message", "m"],
+        "invalid value for --error: 'TOOL_EROR' is not an error code; did you mean TOOL_ERROR",
+    ),
+    "lower-case code": (
+        ["{call}", "--error", "tool_timeout", "--message", "m"],
+        "did you mean TOOL_TIMEOUT",
+    ),
+    "made-up code": (
+        ["{call}", "--error", "BANANA", "--message", "m"],
+        "'BANANA' is not an error code. Valid codes: UNKNOWN_TOOL, INVALID_ARGUMENTS,",
+    ),
     "unknown outcome as evidence": (
         ["{call}", "--error", "TOOL_OUTCOME_UNKNOWN", "--message", "m"],
         "not an error code that settles",

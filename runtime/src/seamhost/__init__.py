@@ -74,6 +74,7 @@ _EXPORTS = {
     "StreamNext": "seamhost.llm.adapter",
     "TextDelta": "seamhost.llm.adapter",
     "ToolCallProposal": "seamhost.llm.adapter",
+    "ResponseMeter": "seamhost.llm.response_size",
     "Session": "seamhost.session.live",
     "StepContext": "seamhost.session.live",
     "StepNext": "seamhost.session.live",
@@ -135,6 +136,7 @@ __all__ = [
     "Replace",
     "Replacement",
     "Resolved",
+    "ResponseMeter",
     "RunResult",
     "Runner",
     "SandboxMode",
@@ -218,6 +220,7 @@ if TYPE_CHECKING:
     from seamhost.llm.adapter import Usage as Usage
     from seamhost.llm.replay import Expectation as Expectation
     from seamhost.llm.replay import Script as Script
+    from seamhost.llm.response_size import ResponseMeter as ResponseMeter
     from seamhost.sandbox.confinement import ConfinedCommand as ConfinedCommand
     from seamhost.sandbox.confinement import ConfineRequest as ConfineRequest
     from seamhost.sandbox.paths import PathDenied as PathDenied

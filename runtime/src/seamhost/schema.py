@@ -14,6 +14,18 @@ table of a profile), so validators are cached twice, the way Python caches bytec
   its type checks name is a stand-in that answers ``isinstance`` exactly. A missing, unreadable or
   stale cache entry is simply regenerated; the cache is never a source of truth.
 
+**References stay inside the document.** A schema may come from anyone (an upstream MCP server
+lists its tools' schemas), and fastjsonschema resolves any other ``$ref`` by fetching it over
+urllib: a URL would be connected to, a ``file:`` URL read, and what came back compiled into the
+validator and its error messages. So before a schema is compiled or looked up in the disk
+cache, :func:`check_references` refuses every string ``$ref`` that is not a fragment of the
+document itself (``#...``), and every ``$id`` below the root that is not one either (it would
+move the base a ``#`` reference resolves against: ``{"$id": "http://x/"}`` then
+``{"$ref": "#/a"}`` means ``http://x/#/a``). It walks everything, data keywords (``const``,
+``default``, ``enum``) included, since fastjsonschema expands references there too when it
+writes error messages. A root ``$id`` only names the document and may be anything. As a second
+wall, the compiler is given a resolver for every URI scheme that refuses.
+
 Violations come back as a key path (keys and list indexes) and a sentence.
 """
 
@@ -26,7 +38,7 @@ import marshal
 import os
 import re
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from types import CodeType
 from typing import Any, NamedTuple
@@ -37,12 +49,16 @@ from seamhost.errors import SeamhostError
 CACHE_ENV = "SEAMHOST_CACHE"
 HOME_ENV = "SEAMHOST_HOME"
 # The version of the code `_generate` caches: part of every cache key, so changing what is done
-# to the generated source retires the entries written before.
-_CODE_VERSION = "2"
+# to the generated source retires the entries written before. "3": entries written before
+# references were confined may hold what a remote `$ref` fetched.
+_CODE_VERSION = "3"
+# How much of a refused reference an error shows: it is someone else's text.
+_SHOWN_REFERENCE = 200
 # Patterns used only on a cache miss or a violation: `re` compiles them then, not at import.
 _FASTJSONSCHEMA_IMPORT = r"^from fastjsonschema import [^\n]*\n"
 _DECIMAL_IMPORT = "from decimal import Decimal\n"
 _NAME_SPLIT = r"[\.\[\]]+"
+_ROOT_FUNCTION = r"^def (validate\w*)\(data"
 
 
 class Violation(NamedTuple):
@@ -99,14 +115,75 @@ class SchemaValuesError(SeamhostError, ValueError):
         return "; ".join(str(error) for error in self.errors)
 
 
+class SchemaReferenceError(SeamhostError, ValueError):
+    """A JSON Schema refers outside its own document; nothing was fetched or read for it."""
+
+    reference: str  # the `$ref`, or the `$id` that moves the base (as the schema spells it)
+    pointer: str  # where it is in the schema, as a JSON pointer
+    schema: str = "the schema"  # which schema, for the message ("tool 'x' input_schema")
+
+    def __str__(self) -> str:
+        shown = self.reference[:_SHOWN_REFERENCE]
+        cut = "..." if len(self.reference) > _SHOWN_REFERENCE else ""
+        pointer = self.pointer[:_SHOWN_REFERENCE]
+        return (
+            f"{self.schema} refers outside its own document with {shown!r}{cut} at "
+            f"{pointer!r}; seamhost never fetches a URL or reads a file for a schema: inline "
+            "what it refers to (under definitions, referred to as '#/definitions/...')"
+        )
+
+
 def compile_schema(schema: Mapping[str, Any]) -> Validator:
-    """A function returning ``None`` for a valid value, else the first `Violation`."""
+    """A function returning ``None`` for a valid value, else the first `Violation`.
+
+    Raises `SchemaReferenceError` for a schema that refers outside itself (module docstring).
+    """
     plain = jsonvalue.thaw(schema)
     key = jsonvalue.digest(plain)
     validator = _cache.get(key)
     if validator is None:
+        check_references(plain)  # before the disk cache: its entries are not trusted for this
         validator = _cache[key] = _wrap(_load(key, plain))
     return validator
+
+
+def check_references(schema: Any, name: str = "the schema") -> None:
+    """Raise `SchemaReferenceError` for the first reference outside the document (see above);
+    `name` says which schema in its message."""
+    stack: list[tuple[Any, str]] = [(schema, "")]
+    while stack:
+        node, pointer = stack.pop()
+        if isinstance(node, Mapping):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and not ref.startswith("#"):
+                raise SchemaReferenceError(ref, f"{pointer}/$ref", name)
+            for key in ("$id", "id") if pointer else ():
+                base = node.get(key)
+                moves = isinstance(base, str) and base != "" and not base.startswith("#")
+                if moves and _refers(node):
+                    raise SchemaReferenceError(str(base), f"{pointer}/{key}", name)
+            items = list(node.items())
+        elif isinstance(node, (list, tuple)):  # a frozen schema holds tuples
+            items = list(enumerate(node))
+        else:
+            continue
+        for part, child in reversed(items):
+            step = str(part).replace("~", "~0").replace("/", "~1")
+            stack.append((child, f"{pointer}/{step}"))
+
+
+def _refers(node: Any) -> bool:
+    """Whether any string ``$ref`` lies in `node` or below it (then a moved base matters)."""
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Mapping):
+            if isinstance(item.get("$ref"), str):
+                return True
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return False
 
 
 def cache_dir(environ: Mapping[str, str] | None = None) -> Path:
@@ -168,11 +245,41 @@ def _fastjsonschema_version() -> str:
 def _generate(schema: dict[str, Any], key: str) -> CodeType:
     import fastjsonschema
 
-    source = fastjsonschema.compile_to_code(schema, use_default=False)
+    source = fastjsonschema.compile_to_code(
+        schema, handlers=_REFUSE_EVERY_SCHEME, use_default=False
+    )
     source = re.sub(_FASTJSONSCHEMA_IMPORT, "", source, count=1, flags=re.MULTILINE)
     if "Decimal(" not in source:  # type checks only: `_load` binds the stand-in
         source = source.replace(_DECIMAL_IMPORT, "", 1)
+    # The root function is generated first and named after the root's `$id` when it has one.
+    root = re.search(_ROOT_FUNCTION, source, flags=re.MULTILINE)
+    if root is not None and root.group(1) != "validate":
+        source += f"\nvalidate = {root.group(1)}\n"
     return compile(source, f"<schema {key[7:19]}>", "exec")
+
+
+class _RefuseEveryScheme(Mapping[str, Callable[[str], Any]]):
+    """fastjsonschema's ``handlers``: it fetches with urllib any scheme missing from them, so
+    this one claims every scheme, and refuses."""
+
+    def __contains__(self, scheme: object) -> bool:
+        return True
+
+    def __getitem__(self, scheme: str) -> Callable[[str], Any]:
+        return self._refuse
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+    @staticmethod
+    def _refuse(uri: str) -> Any:
+        raise SchemaReferenceError(uri, "")
+
+
+_REFUSE_EVERY_SCHEME = _RefuseEveryScheme()
 
 
 def _store(path: Path, code: CodeType) -> None:

@@ -69,7 +69,7 @@ class AnthropicAdapter:
         """The events of one attempt; raises `ModelFailed` when it fails (never retries)."""
         params = build_params(request, self.config)
         deadline = Deadline(self.config.timeout_s, self.redact)
-        reader = StreamReader()
+        reader = StreamReader(request.max_response_bytes)
         try:
             client = await self.client()
             source = await deadline.wait(client.messages.create(**params, stream=True))

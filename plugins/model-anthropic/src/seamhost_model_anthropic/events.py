@@ -8,7 +8,10 @@ as it comes. A ``tool_use`` block's input arrives as ``input_json_delta`` pieces
 split anywhere (mid-string, mid-escape): they are concatenated and the call is proposed only
 after ``message_stop``, so a failed attempt proposes nothing. Unknown event and block types
 (thinking, server tools, whatever the API adds) are skipped; an event out of sequence is
-``malformed``, a stream that ends before ``message_stop`` is ``incomplete``.
+``malformed``, a stream that ends before ``message_stop`` is ``incomplete``. What the reader
+keeps (text, call ids, names, input pieces) is counted against the request's
+``max_response_bytes`` as it arrives (``response-too-large`` past it), so a call's buffered
+input cannot grow past the cap either.
 """
 
 from __future__ import annotations
@@ -16,7 +19,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from seamhost import ModelDone, ModelEvent, ModelFailed, TextDelta, ToolCallProposal, Usage
+from seamhost import (
+    ModelDone,
+    ModelEvent,
+    ModelFailed,
+    ResponseMeter,
+    TextDelta,
+    ToolCallProposal,
+    Usage,
+)
 
 _USAGE_KEYS = (
     "input_tokens",
@@ -30,9 +41,10 @@ STOP_REASONS = {"end_turn": "end", "stop_sequence": "end", "tool_use": "tool_cal
 class StreamReader:
     """The state of one attempt's stream: open blocks, buffered calls, usage, the stop."""
 
-    __slots__ = ("blocks", "calls", "done", "open", "started", "stop_reason", "usage")
+    __slots__ = ("blocks", "calls", "done", "meter", "open", "started", "stop_reason", "usage")
 
-    def __init__(self) -> None:
+    def __init__(self, max_bytes: int | None = None) -> None:
+        self.meter = ResponseMeter(max_bytes)
         self.started = self.done = False
         self.blocks: dict[int, str] = {}  # index → block type, for blocks not yet stopped
         self.open: dict[int, list[str]] = {}  # index → the tool input pieces so far
@@ -51,8 +63,10 @@ class StreamReader:
             if block is None:
                 raise _malformed(f"a delta for block {event.index}, which is not open")
             if delta.type == "text_delta" and block == "text":
+                self.meter.add(delta.text)
                 return TextDelta(delta.text)
             if delta.type == "input_json_delta" and block == "tool_use":
+                self.meter.add(delta.partial_json)
                 self.open[event.index].append(delta.partial_json)
                 return None
             if block in ("text", "tool_use"):
@@ -86,8 +100,11 @@ class StreamReader:
         self.blocks[index] = block.type
         if block.type == "tool_use":  # an input given whole up front starts the pieces
             self.open[index] = pieces = [json.dumps(block.input)] if block.input else []
+            for part in (block.id, block.name, *pieces):
+                self.meter.add(part)
             self.calls.append((block.id, block.name, pieces))
         elif block.type == "text" and block.text:
+            self.meter.add(block.text)
             return TextDelta(block.text)
         return None
 

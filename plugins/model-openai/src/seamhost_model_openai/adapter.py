@@ -68,7 +68,7 @@ class OpenAIAdapter:
         kwargs = chat_request(self.settings, request)
         timeout_s = self.settings.timeout_s
         deadline = asyncio.get_running_loop().time() + timeout_s
-        assembler = ChunkAssembler()
+        assembler = ChunkAssembler(request.max_response_bytes)
         try:
             async with asyncio.timeout_at(deadline):
                 chunks = await self.client().chat.completions.create(**kwargs)

@@ -15,6 +15,10 @@ server cut it short). Ollama sends every parallel call complete at index 0: a fr
 new id *and* a name opens a new call there; a new id alone (LM Studio repeats fresh ids)
 continues the call, which keeps its first id.
 
+What the assembler keeps (text, call ids, names, argument fragments) is counted against the
+request's ``max_response_bytes`` as it arrives (``response-too-large`` past it), so a call's
+buffered arguments cannot grow past the cap either.
+
 Finish reasons map to ``ModelDone.stop_reason``: stop → ``end``, tool_calls (and the older
 function_call) → ``tool_calls``, length → ``max_tokens``, content_filter → ``content_filter``;
 any other is passed on as the server said. After ``max_tokens`` and ``content_filter`` the
@@ -27,7 +31,7 @@ from typing import Any
 
 import attrs
 
-from seamhost import ModelDone, ModelEvent, ModelFailed, ToolCallProposal, Usage
+from seamhost import ModelDone, ModelEvent, ModelFailed, ResponseMeter, ToolCallProposal, Usage
 
 STOP_REASONS = {
     "stop": "end",
@@ -53,7 +57,8 @@ def _malformed(why: str) -> ModelFailed:
 class ChunkAssembler:
     """Feeds on the SDK's ``ChatCompletionChunk`` objects of one attempt, in order."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_bytes: int | None = None) -> None:
+        self.meter = ResponseMeter(max_bytes)
         self.calls: list[_Call] = []
         self.slots: dict[int, _Call] = {}  # the index of a fragment → the call it continues
         self.finish: str | None = None
@@ -70,6 +75,7 @@ class ChunkAssembler:
                     raise _malformed(f"a choice with index {choice.index} (only one was asked)")
                 delta = choice.delta
                 text = delta.content or delta.refusal
+                self.meter.add(text)
                 if self.finish is not None and (text or delta.tool_calls):
                     raise _malformed("content after the finish reason")
                 if delta.tool_calls:
@@ -88,11 +94,14 @@ class ChunkAssembler:
         if call is None or (fragment.id and name and fragment.id != call.call_id):
             if not fragment.id:
                 raise _malformed(f"arguments for tool call index {fragment.index}, never opened")
+            self.meter.add(fragment.id)
             call = self.slots[fragment.index] = _Call(fragment.id, "", [])
             self.calls.append(call)
         if name:
+            self.meter.add(name)
             call.name += name
         if function is not None and function.arguments:
+            self.meter.add(function.arguments)
             call.arguments.append(function.arguments)
 
     def events(self) -> list[ModelEvent]:

@@ -8,18 +8,25 @@ before anything is registered, each problem an error naming the server: a tool l
 not an object), a mounted name that is too long or that two tools share. A server that cannot
 be reached fails the bundle, unless its table says ``optional = true``: then its tools are
 absent and the reason is kept (the model is told, see :mod:`seamhost_tools_mcp.plugin`).
+
+A tool whose ``inputSchema`` or ``outputSchema`` refers outside its own document (a remote or
+``file:`` ``$ref``, an ``$id`` that moves the base: :func:`seamhost.schema.check_references`)
+is refused alone: nothing is fetched or read for it, it is not mounted, and the refusal, naming
+the server, the tool and the reference, is logged and kept (the model is told too); the
+server's other tools mount.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
 from seamhost import SandboxMode, SandboxPolicy, SandboxUnavailable
-from seamhost.schema import compile_schema
+from seamhost.schema import SchemaReferenceError, compile_schema
 from seamhost_tools_mcp.connection import connect
 from seamhost_tools_mcp.descriptors import MAX_NAME, Descriptor, ServerIdentity, mounted_name
 from seamhost_tools_mcp.errors import McpServerError
@@ -27,15 +34,18 @@ from seamhost_tools_mcp.settings import ServerSettings, Settings
 from seamhost_tools_mcp.stdio import Confine
 
 T = TypeVar("T")
+_log = logging.getLogger("seamhost.tools_mcp")
 
 
 class Mount(NamedTuple):
-    """One server as the bundle found it: its identity and exposed tools, or why it is absent."""
+    """One server as the bundle found it: its identity and exposed tools, or why it is absent,
+    and the tools refused for their schemas' references (upstream name, message)."""
 
     server: ServerSettings
     identity: ServerIdentity | None
     descriptors: tuple[Descriptor, ...]
     absent: str | None = None
+    refused: tuple[tuple[str, str], ...] = ()
 
 
 def run_sync(make: Callable[[], Awaitable[T]]) -> T:
@@ -121,7 +131,13 @@ def discover(
             if isinstance(exc, McpServerError):
                 raise
             raise McpServerError(server.name, str(exc)) from exc
-        return Mount(server, identity, exposed(server, listed))
+        chosen = exposed(server, listed)
+        refused = tuple((d.name, r) for d in chosen if (r := refusal(server.name, d)) is not None)
+        for _, message in refused:
+            _log.warning("%s", message)
+        skipped = {name for name, _ in refused}
+        mounted = tuple(d for d in chosen if d.name not in skipped)
+        return Mount(server, identity, mounted, refused=refused)
 
     return run_sync(all_servers)
 
@@ -142,14 +158,15 @@ def exposed(server: ServerSettings, listed: list[Descriptor]) -> tuple[Descripto
     unknown = sorted(set(server.overrides) - set(wanted))
     if unknown:
         raise McpServerError(server.name, f"has overrides for unexposed tool(s) {unknown}")
-    chosen = tuple(by_name[name] for name in wanted)
-    for descriptor in chosen:
-        check_schemas(server.name, descriptor)
-    return chosen
+    return tuple(by_name[name] for name in wanted)
 
 
-def check_schemas(server: str, descriptor: Descriptor) -> None:
-    """Refuse a tool whose input or output schema is not an object JSON Schema."""
+def refusal(server: str, descriptor: Descriptor) -> str | None:
+    """Why the tool is refused alone (its schemas refer outside themselves), else ``None``.
+
+    Raises `McpServerError` for a schema that is not an object JSON Schema (the whole server
+    is then broken, not one tool).
+    """
     for key in ("inputSchema", "outputSchema"):
         schema = descriptor.body.get(key)
         if schema is None and key == "outputSchema":
@@ -160,10 +177,14 @@ def check_schemas(server: str, descriptor: Descriptor) -> None:
             )
         try:
             compile_schema(schema)
+        except SchemaReferenceError as exc:
+            why = SchemaReferenceError(exc.reference, exc.pointer, f"its {key}")
+            return str(McpServerError(server, f"tool {descriptor.name!r} refused: {why}"))
         except Exception as exc:
             raise McpServerError(
                 server, f"tool {descriptor.name!r}: {key} is not a usable JSON Schema ({exc})"
             ) from exc
+    return None
 
 
 def check_names(mounts: tuple[Mount, ...]) -> None:

@@ -4,7 +4,7 @@
 tools (:mod:`.mounted`). ``tools/execute`` refuses, with ``TOOL_CHANGED``, a call of a mounted
 tool whose descriptor differs from the one the session header recorded (the session was written
 against another version of the tool), unless the profile re-pinned it. ``llm/stream`` tells the
-model, at each request, which optional servers are absent and why.
+model, at each request, which optional servers are absent and which tools were refused, and why.
 """
 
 from __future__ import annotations
@@ -92,6 +92,7 @@ class McpMount:
             for m in self.mounts
             if m.absent is not None
         ]
+        notes += [message for m in self.mounts for _, message in m.refused]
         if notes:
             import attrs
 

@@ -71,7 +71,12 @@ def unknowns(profile_ref: str, as_json: bool) -> None:
     type=click.Path(dir_okay=False, path_type=Path),
     help="A JSON file holding the value the call really returned (checked by its output schema).",
 )
-@click.option("--error", "error_code", help="The error code the call really ended with.")
+@click.option(
+    "--error",
+    "error_code",
+    callback=lambda ctx, param, value: known_code(value),
+    help="The error code the call really ended with (an ErrorCode, not TOOL_OUTCOME_UNKNOWN).",
+)
 @click.option("--message", help="What happened, with --error.")
 @click.option("--source", help="Who or what says so (a person, a script, a ticket).")
 @click.option("--attempt", type=int, help="The attempt the evidence is about (default: the last).")
@@ -105,6 +110,32 @@ def reconcile(  # noqa: PLR0917  (click passes every option)
     evidence = _evidence(result_file, error_code, message, source)
     bundle = build_bundle(resolve_profile(profile_ref))
     _record(bundle, session_id, call_id, evidence, attempt=attempt, as_json=as_json)
+
+
+def known_code(value: str | None) -> str | None:
+    """`value` when it is an error code that can settle an outcome; else a usage error (exit 2)
+    naming ``--error``, with the closest codes and every valid one. A typo is not recorded as
+    evidence that no reader of the log would recognise."""
+    if value is None:
+        return None
+    from seamhost.errors import ErrorCode
+
+    unknown = ErrorCode.TOOL_OUTCOME_UNKNOWN.value
+    valid = [code.value for code in ErrorCode if code.value != unknown]
+    if value in valid:
+        return value
+    if value == unknown:
+        problem = f"{unknown} is not an error code that settles the outcome (it is the unknown)"
+    else:
+        import difflib
+
+        close = difflib.get_close_matches(value.upper(), valid, n=3, cutoff=0.6)
+        shown = value[:60] + ("..." if len(value) > 60 else "")
+        problem = f"{shown!r} is not an error code" + (
+            f"; did you mean {' or '.join(close)}?" if close else ""
+        )
+    sep = " " if problem.endswith("?") else ". "
+    raise click.BadParameter(f"{problem}{sep}Valid codes: {', '.join(valid)}", param_hint="--error")
 
 
 def _evidence(

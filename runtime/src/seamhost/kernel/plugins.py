@@ -27,6 +27,7 @@ import attrs
 
 from seamhost.errors import PluginConflict, PluginLoadError, describe
 from seamhost.jsonvalue import FrozenDict, freeze
+from seamhost.schema import SchemaReferenceError, check_references
 
 if TYPE_CHECKING:
     from types import ModuleType
@@ -118,6 +119,10 @@ class PluginDescriptor:
         schema = self.config_schema
         if schema.get("type") != "object" or not isinstance(schema.get("properties"), Mapping):
             out.append('config_schema must be {"type": "object", "properties": {...}}')
+        try:
+            check_references(schema, "config_schema")
+        except SchemaReferenceError as exc:
+            out.append(str(exc))
         return out
 
     @property

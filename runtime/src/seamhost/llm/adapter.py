@@ -26,6 +26,10 @@ class ModelRequest:
     """the tools the model may call: name, description, input schema"""
     session: Session | None = attrs.field(default=None, eq=False, repr=False)
     """the live session, or None outside one; not part of equality"""
+    max_response_bytes: int | None = None
+    """the most bytes the response may stream (``[limits] max_response_bytes``, set by the
+    runtime; ``None``: no cap): an adapter that buffers part of the response counts it against
+    this with a :class:`~seamhost.llm.response_size.ResponseMeter`"""
 
 
 @attrs.frozen
@@ -75,7 +79,8 @@ class ModelFailed(SeamhostError, RuntimeError):
     """An attempt of a model request failed; nothing of its response is kept (design.md §12)."""
 
     # connection | rate-limited | server | malformed | incomplete (no terminal event) | deadline
-    # | refused (authentication, a bad request: not retryable) | cancelled
+    # | refused (authentication, a bad request: not retryable) | cancelled | response-too-large
+    # (past [limits] max_response_bytes) | duplicate-call-id (two calls under one id)
     kind: str
     message: str
     retryable: bool = False

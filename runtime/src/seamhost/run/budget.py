@@ -1,9 +1,11 @@
 """The budgets of ``[limits]``, kept from the log's own records (design.md §12).
 
 A :class:`Budget` follows a session's records as they are committed: tokens from ``model/usage``,
-calls from each call's first ``tool/dispatch``, and the time of the open ``turn/start``. It is
-asked before each model attempt and each dispatch; it never takes a number from a caller, so
-what it enforces is what the log says was used.
+calls from each call's first ``tool/dispatch`` (in the session and in the open turn), and the
+time of the open ``turn/start``. It is asked before each model attempt and each dispatch; it
+never takes a number from a caller, so what it enforces is what the log says was used. On
+resume, the open turn's calls are counted from the resume snapshot's window on (what came
+before it is not read again for this).
 """
 
 from __future__ import annotations
@@ -32,12 +34,20 @@ class Budget:
         self.output_tokens = usage["output_tokens"]
         self.tool_calls = usage["tool_calls"]
         self.turn_started: int | None = None  # ms, of the open turn
+        self.turn_calls = 0  # calls first dispatched in the open turn
         started, ended = session.last("turn/start"), session.last("turn/end")
+        open_since = None
         if started is not None and (ended is None or ended.seq < started.seq):
             self.turn_started = started.time
+            open_since = started.seq
         for record in session.records[start:]:
             if record.type not in ("turn/start", "turn/end"):
                 self.observe(record)
+        self.turn_calls = 0
+        if open_since is not None:
+            for record in session.records[max(start, open_since) :]:
+                if record.type == "tool/dispatch" and record.data["attempt"] == 1:
+                    self.turn_calls += 1
         session.listen(self.observe)
 
     def observe(self, record: Record) -> None:
@@ -47,8 +57,10 @@ class Budget:
             self.output_tokens += int(record.data["output_tokens"])
         elif kind == "tool/dispatch" and record.data["attempt"] == 1:
             self.tool_calls += 1
+            self.turn_calls += 1
         elif kind == "turn/start":
             self.turn_started = record.time
+            self.turn_calls = 0
         elif kind == "turn/end":
             self.turn_started = None
 
@@ -80,6 +92,12 @@ class Budget:
             return (
                 f"{ErrorCode.BUDGET_EXCEEDED}: the session dispatched {self.tool_calls} "
                 f"call(s) of its {limit} ([limits] max_tool_calls)"
+            )
+        per_turn = self.limits.max_tool_calls_per_turn
+        if per_turn is not None and self.turn_calls >= per_turn:
+            return (
+                f"{ErrorCode.BUDGET_EXCEEDED}: the turn dispatched {self.turn_calls} "
+                f"call(s) of its {per_turn} ([limits] max_tool_calls_per_turn)"
             )
         return None
 

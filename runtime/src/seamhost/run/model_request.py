@@ -6,9 +6,11 @@ attempt's events are collected until its terminal ``ModelDone``: then ``model/us
 appended (when the provider reported usage) and the text and calls are returned for the
 ``assistant/message``. A stream that raises, yields after its terminal event, ends without one,
 or outlives the turn's deadline is a failed attempt: ``model/failed`` is appended and nothing
-of its response is kept. A retryable failure is tried again as a new attempt, up to the
-adapter's `max_attempts`, after the provider's Retry-After (else a short backoff), within the
-deadline and the budget.
+of its response is kept. So is one that streams more than ``[limits] max_response_bytes``
+(:mod:`seamhost.llm.response_size`), cut off as it passes the cap, and one proposing two
+calls under one id (:mod:`seamhost.run.call_ids`: its retry tells the model why). A
+retryable failure is tried again as a new attempt, up to the adapter's `max_attempts`, after
+the provider's Retry-After (else a short backoff), within the deadline and the budget.
 """
 
 from __future__ import annotations
@@ -18,9 +20,13 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+import attrs
+
 from seamhost import jsonvalue
 from seamhost.errors import SeamhostError, describe
 from seamhost.llm.adapter import ModelDone, ModelFailed, TextDelta, ToolCallProposal
+from seamhost.llm.response_size import ResponseMeter
+from seamhost.run.call_ids import DuplicateCallIds, refuse_duplicate_ids, told_about
 from seamhost.session.events import ModelAttempt, ModelAttemptFailed, ModelUsage
 from seamhost.session.live import now_ms
 
@@ -63,17 +69,19 @@ async def request_model(
     model = str(dict(getattr(adapter, "identity", {}) or {}).get("model", adapter.name))
     if digests is None:
         digests = RequestDigests()
-    digest = digests.of(request.messages, request.tools)
+    request = attrs.evolve(request, max_response_bytes=budget.limits.max_response_bytes)
+    asked = request
     turn, step = request.turn, request.step
     attempt = 1
     while True:
         budget.check_model(now_ms())
+        digest = digests.of(asked.messages, asked.tools)
         session.append(
             ModelAttempt(turn=turn, step=step, attempt=attempt, model=model, request_digest=digest)
         )
         try:
             text, proposals, done = await _attempt(
-                seams, adapter, request, budget, cancelled=cancelled, on_text=on_text
+                seams, adapter, asked, budget, cancelled=cancelled, on_text=on_text
             )
         except ModelFailed as exc:
             failure = exc if redact is None else _redacted(exc, redact)
@@ -115,6 +123,8 @@ async def request_model(
             await asyncio.wait_for(cancelled.wait(), wait)
         except TimeoutError:
             attempt += 1
+            if isinstance(failure, DuplicateCallIds):  # told once, on the original request
+                asked = told_about(request, failure)
             continue
         raise ModelFailed("cancelled", "the turn was cancelled before another attempt")
 
@@ -185,22 +195,33 @@ async def _attempt(
     text: list[str] = []
     proposals: list[ToolCallProposal] = []
     remaining = budget.remaining_s(now_ms())
+    meter = ResponseMeter(request.max_response_bytes)  # counted as it arrives, every adapter
 
     async def consume() -> ModelDone:
         done: ModelDone | None = None
-        async for event in seams.llm_stream(request, adapter.stream):
-            if done is not None:
-                raise ModelFailed("malformed", "the stream went on after its terminal event")
-            if isinstance(event, TextDelta):
-                text.append(event.text)
-                if on_text is not None:
-                    on_text(event.text)
-            elif isinstance(event, ToolCallProposal):
-                proposals.append(event)
-            elif isinstance(event, ModelDone):
-                done = event
-            else:
-                raise ModelFailed("malformed", f"the adapter yielded {type(event).__name__}")
+        events = seams.llm_stream(request, adapter.stream)
+        try:
+            async for event in events:
+                if done is not None:
+                    raise ModelFailed("malformed", "the stream went on after its terminal event")
+                if isinstance(event, TextDelta):
+                    meter.add(event.text)
+                    text.append(event.text)
+                    if on_text is not None:
+                        on_text(event.text)
+                elif isinstance(event, ToolCallProposal):
+                    meter.call(event)
+                    proposals.append(event)
+                elif isinstance(event, ModelDone):
+                    done = event
+                else:
+                    raise ModelFailed("malformed", f"the adapter yielded {type(event).__name__}")
+        finally:
+            # A response given up on (too large, malformed) stops being read now, not whenever
+            # the collector finalizes its generator: its connection is closed here.
+            close = getattr(events, "aclose", None)
+            if close is not None:
+                await close()
         if done is None:
             raise ModelFailed("incomplete", "the stream ended without its terminal event")
         return done
@@ -223,6 +244,7 @@ async def _attempt(
         raise
     except Exception as exc:  # an adapter bug is a failed attempt, not a crash of the turn
         raise ModelFailed("malformed", describe(exc)) from exc
+    refuse_duplicate_ids(proposals)
     return "".join(text), proposals, done
 
 

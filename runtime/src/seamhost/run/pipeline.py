@@ -139,6 +139,8 @@ class ToolPipeline:
         parent: ToolExecution | None = None,
     ) -> list[ToolResult]:
         """Govern, dispatch and commit every call of one assistant message."""
+        if parent is None:  # a limit reached ended its turn; a per-turn one holds no further
+            self.limit_reached = None
         for proposal in proposals:
             tool = self.bundle.tools.get(proposal.name)
             # The hot records and values are made positionally (docs/design.md §9): a class

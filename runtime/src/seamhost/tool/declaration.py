@@ -13,6 +13,7 @@ from typing import Any, Literal, Protocol
 import attrs
 
 from seamhost.jsonvalue import digest
+from seamhost.schema import check_references
 
 Effect = Literal["read-only", "write"]
 # A coroutine function taking the call's ToolContext and returning its ToolOutput: precisely
@@ -74,6 +75,10 @@ class RegisteredTool:
 
     @classmethod
     def of(cls, spec: ToolSpec, plugin: str) -> RegisteredTool:
+        """`spec` tagged; raises `SchemaReferenceError` when one of its schemas refers outside
+        itself (no schema may make the host fetch or read anything: docs/design.md §13)."""
+        check_references(spec.input_schema, f"tool {spec.name!r} input_schema")
+        check_references(spec.output_schema, f"tool {spec.name!r} output_schema")
         return cls(spec, plugin, digest({"plugin": plugin, **spec.declaration()}))
 
 

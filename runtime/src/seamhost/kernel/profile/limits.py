@@ -10,6 +10,10 @@ and a CLI flag overrides the profile. The keys:
   after an attempt that failed retryably or ended with an unknown outcome (0). A tool that is
   neither is never dispatched twice, whatever this says;
 * ``max_tool_calls``: calls dispatched in the whole session (retries not counted) (no limit);
+* ``max_tool_calls_per_turn``: calls dispatched in one turn (retries not counted) (no limit;
+  the shipped profiles set 256);
+* ``max_response_bytes``: bytes one model response may stream, counted as it arrives (8 MiB):
+  past it the attempt is cut off, ``response-too-large`` (:mod:`seamhost.llm.response_size`);
 * ``max_input_tokens``, ``max_output_tokens``: tokens the session's model attempts may use, summed
   from the log's ``model/usage`` records (no limit);
 * ``turn_deadline_s``: seconds a turn may take from its ``turn/start`` (no limit).
@@ -30,6 +34,7 @@ from seamhost.errors import ConfigError
 if TYPE_CHECKING:
     from seamhost.kernel.profile.files import ProfileFile
 
+MAX_RESPONSE_BYTES = 8 * 1024 * 1024  # a long answer is well under 1 MiB; 200 MB took 1.5 GB
 # The JSON Schema of each key (also shown by `seamhost profile schema`).
 SCHEMA: dict[str, dict[str, Any]] = {
     "max_steps": {"type": "integer", "minimum": 1},
@@ -37,6 +42,8 @@ SCHEMA: dict[str, dict[str, Any]] = {
     "tool_timeout_s": {"type": "number", "exclusiveMinimum": 0},
     "tool_retries": {"type": "integer", "minimum": 0},
     "max_tool_calls": {"type": "integer", "minimum": 0},
+    "max_tool_calls_per_turn": {"type": "integer", "minimum": 0},
+    "max_response_bytes": {"type": "integer", "minimum": 1},
     "max_input_tokens": {"type": "integer", "minimum": 0},
     "max_output_tokens": {"type": "integer", "minimum": 0},
     "turn_deadline_s": {"type": "number", "exclusiveMinimum": 0},
@@ -52,6 +59,8 @@ class Limits:
     tool_timeout_s: float | None = None
     tool_retries: int = 0
     max_tool_calls: int | None = None
+    max_tool_calls_per_turn: int | None = None
+    max_response_bytes: int = MAX_RESPONSE_BYTES
     max_input_tokens: int | None = None
     max_output_tokens: int | None = None
     turn_deadline_s: float | None = None
