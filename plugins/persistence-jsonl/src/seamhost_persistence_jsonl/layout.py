@@ -22,9 +22,12 @@ from seamhost_persistence_jsonl.format import (
     LOCK_NAME,
     LOG_NAME,
     LOG_NAMES,
+    READABLE_LAYOUTS,
     TEMP_SUFFIX,
     Encoding,
+    log_name,
 )
+from seamhost_persistence_jsonl.mark import MARK_NAME
 from seamhost_persistence_jsonl.snapshots import SNAPSHOT_NAME
 
 HOME_ENV = "SEAMHOST_HOME"
@@ -107,11 +110,15 @@ class SessionPaths:
     def lock(self) -> Path:
         return self.directory / LOCK_NAME
 
-    def log(self, encoding: Encoding) -> Path:
-        return self.directory / LOG_NAMES[encoding]
+    def log(self, encoding: Encoding, layout: int = LAYOUT_VERSION) -> Path:
+        return self.directory / log_name(encoding, layout)
 
     def temp(self, encoding: Encoding, token: str) -> Path:
         return self.directory / f".{LOG_NAMES[encoding]}.{token}{TEMP_SUFFIX}"
+
+    @property
+    def mark(self) -> Path:
+        return self.directory / MARK_NAME
 
     def is_temp(self, name: str) -> bool:
         return name.endswith(TEMP_SUFFIX) and any(
@@ -121,23 +128,26 @@ class SessionPaths:
     def find_log(self) -> tuple[Path, Encoding] | None:
         """The published log and its encoding, or None when the session was never published.
 
-        This is the layout-version gate: a directory holding only logs of a newer layout raises
-        `UnsupportedFormat`.
+        This is the layout-version gate: the log of the newest layout this version reads (its
+        name says which: :func:`~seamhost_persistence_jsonl.format.log_name`); a directory
+        holding only logs of a newer layout raises `UnsupportedFormat`.
         """
         try:
             names = os.listdir(self.directory)
         except (FileNotFoundError, NotADirectoryError):
             return None
         newest = 0
-        current: dict[Encoding, Path] = {}
+        readable: dict[int, dict[Encoding, Path]] = {}
         for name in names:
             match = LOG_NAME.match(name)
             if match is None:
                 continue
             version = int(match.group(1))
-            if version == LAYOUT_VERSION:
-                current["zstd" if match.group(2) else "none"] = self.directory / name
+            if version in READABLE_LAYOUTS:
+                found = readable.setdefault(version, {})
+                found["zstd" if match.group(2) else "none"] = self.directory / name
             newest = max(newest, version)
+        current = readable[max(readable)] if readable else {}
         if len(current) > 1:
             raise MixedEncoding(str(self.directory), "none", "zstd")
         for encoding, path in current.items():
