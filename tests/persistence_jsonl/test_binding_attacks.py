@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -106,13 +105,3 @@ def test_approval_ids_differ_across_two_sessions_of_the_same_scenario(tmp_path: 
         assert all(re.fullmatch(r"approval-call-[\d-]+-\d+-[0-9a-f]{12}", i) for i in ids), ids
         asked.append(ids)
     assert not asked[0] & asked[1], "an approval id of one session names one of another"
-
-
-def test_an_old_fixture_is_copied_before_use(tmp_path: Path) -> None:
-    """The layout-1 fixture is only ever used through a copy (tests write to what they open)."""
-    fixture = Path(__file__).parent / "fixtures" / "layout-v1"
-    shutil.copytree(fixture, tmp_path / "copy")
-    assert sorted(p.name for p in (tmp_path / "copy").rglob("session.v1.*")) == [
-        "session.v1.jsonl",
-        "session.v1.jsonl.zst",
-    ]

@@ -170,5 +170,11 @@ def configured_root(
     the directory of the profile file that set it; without ``root``, :func:`default_root`."""
     if not root:
         return default_root(environ)
-    path = Path(root).expanduser()
+    return configured_path(root, profile_path)
+
+
+def configured_path(value: str, profile_path: Path) -> Path:
+    """A path a profile key names: ``~`` expanded, a relative one taken from the directory of
+    the profile file that set it."""
+    path = Path(value).expanduser()
     return path if path.is_absolute() else profile_path.parent / path
