@@ -8,8 +8,10 @@ layout 2 (tests/persistence_jsonl/fixtures/layout-v1), copied before each use.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
+import zlib
 from pathlib import Path
 
 import pytest
@@ -19,12 +21,14 @@ from seamhost_persistence_jsonl import format as fmt
 from seamhost_persistence_jsonl.binding import MacKey
 from seamhost_persistence_jsonl.errors import MacKeyRefused, SessionCorrupted
 from seamhost_persistence_jsonl.mark import MARK_NAME
+from seamhost_persistence_jsonl.snapshots import SNAPSHOT_NAME
 from seamhost_persistence_jsonl.store import JsonlStore
 
 from seamhost.cli import main
 from seamhost.cli.exitcodes import ExitCode
 from seamhost.session.live import Session
-from seamhost.testing.persistence import append_all, sample_events
+from seamhost.testing.persistence import append_all, make_header, sample_events
+from seamhost.testing.persistence_snapshots import turn_events
 from tests.conftest import run_cli
 from tests.persistence_jsonl.conftest import flush, frame_spans, write_session
 
@@ -65,10 +69,10 @@ def forge(path: Path, index: int, *, key: MacKey | None = None, rechain: bool = 
         else:  # the old chain digest and MAC kept, the CRCs made to match
             old = data[span.offset : span.payload]
             info = fmt.FRAME_INFO.pack(
-                span.kind, old[9], len(payload), span.first_seq, span.count, fmt.zlib.crc32(payload)
+                span.kind, old[9], len(payload), span.first_seq, span.count, zlib.crc32(payload)
             )
             bound = info + old[32:80]
-            head = old[:8] + bound + fmt.FRAME_CHECK.pack(fmt.zlib.crc32(bound))
+            head = old[:8] + bound + fmt.FRAME_CHECK.pack(zlib.crc32(bound))
         prev = head[32:64]
         out += head + payload
     path.write_bytes(bytes(out))
@@ -105,7 +109,7 @@ def test_a_keyed_log_edited_without_the_key_fails_verify(root: Path, key_file: P
     forger = MacKey(os.urandom(32), "the forger's own")
     for attempt in ({"key": forger}, {"key": None}, {"rechain": False}):
         path.write_bytes(pristine)
-        offset = forge(path, 2, **attempt)  # type: ignore[arg-type]
+        offset = forge(path, 2, **attempt)
         check = store.verify("s-1")
         assert not check.intact, attempt
         assert check.offset == offset, attempt
@@ -229,3 +233,50 @@ def test_new_sessions_are_written_in_layout_2(store: JsonlStore) -> None:
     assert (check.intact, check.binding) == (True, "bound")
     spans = frame_spans(path)
     assert {span.head for span in spans} == {fmt.FRAME_HEADER_SIZE}
+
+
+def test_a_keyed_store_trusts_only_a_snapshot_made_with_its_key(root: Path, key_file: Path) -> None:
+    """Opening trusts a snapshot's state (its open turn, its approvals) without reading the log
+    it stands for: under a key, a snapshot a store writer made or kept from before is ignored."""
+    store = JsonlStore(root, snapshot_every=1, mac_key_file=key_file)
+    session = Session(store.create(make_header("s-1")), flush=lambda s: s.writer.flush())
+    for turn in (1, 2, 3):
+        for kind, data, ignorable in turn_events(turn, ended=turn < 3):
+            session.append_data(kind, data, ignorable=ignorable)
+        asyncio.run(session.flush())
+    written = [r.envelope() for r in session.records]
+    session.close()
+    side = root / "s-1" / SNAPSHOT_NAME
+    first, rest = side.read_bytes().split(b"\n", 1)
+    assert len(first.split(b" ")) == 2, "the side file carries a MAC"
+
+    for stored, trusted in (
+        (first, True),
+        (first.split(b" ")[0], False),
+        (first[:-1] + b"0", False),
+    ):
+        side.write_bytes(stored + b"\n" + rest)
+        again = Session(store.open("s-1"))
+        assert (again.resumed is not None) == trusted, stored
+        assert [r.envelope() for r in again.records] == written
+        again.close()
+    unkeyed = Session(JsonlStore(root).open("s-1"))  # the chain is checked, the MAC not
+    assert [r.envelope() for r in unkeyed.records] == written
+    unkeyed.close()
+
+
+def test_a_rollback_of_the_whole_session_directory_goes_unseen(
+    store: JsonlStore, root: Path
+) -> None:
+    """What no check inside the store can see (design.md §7): the log and its mark put back
+    together to an earlier state. Stated, so that no one relies on the mark for it."""
+    write_session(store, batches=2)
+    shutil.copytree(root / "s-1", root.parent / "earlier")
+    session = Session(store.open("s-1"))
+    append_all(session, sample_events())
+    flush(session)
+    session.close()
+    shutil.rmtree(root / "s-1")
+    shutil.copytree(root.parent / "earlier", root / "s-1")
+    check = store.verify("s-1")
+    assert (check.intact, check.records) == (True, 16)

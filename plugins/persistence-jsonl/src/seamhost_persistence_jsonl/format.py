@@ -247,16 +247,14 @@ def frame_header(
     if prev is None:
         info = FRAME_INFO.pack(kind, 0, len(payload), first_seq, count, crc)
         return FRAME_PREFIX.pack(SKIPPABLE_MAGIC, 28) + info + FRAME_CHECK.pack(zlib.crc32(info))
-    info = FRAME_INFO.pack(
-        kind, 0 if key is None else FLAG_MAC, len(payload), first_seq, count, crc
-    )
+    flags = 0 if key is None else FLAG_MAC
+    info = FRAME_INFO.pack(kind, flags, len(payload), first_seq, count, crc)
     chain = frame_digest(prev, info, payload)
-    bound = info + FRAME_BINDING.pack(chain, NO_MAC if key is None else key.tag(chain))
-    return (
-        FRAME_PREFIX.pack(SKIPPABLE_MAGIC, FRAME_HEADER_SIZE - FRAME_PREFIX.size)
-        + bound
-        + FRAME_CHECK.pack(zlib.crc32(bound))
-    )
+    bound = info + chain + (NO_MAC if key is None else key.tag(chain))  # FRAME_BINDING's bytes
+    return _PREFIX + bound + FRAME_CHECK.pack(zlib.crc32(bound))
+
+
+_PREFIX = FRAME_PREFIX.pack(SKIPPABLE_MAGIC, FRAME_HEADER_SIZE - FRAME_PREFIX.size)
 
 
 class LogEncoder:

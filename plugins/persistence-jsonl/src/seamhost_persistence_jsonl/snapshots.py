@@ -30,8 +30,14 @@ piece, not the file. The kernel checks the bytes it gets back against its docume
 digests), so a lost, torn or stale pieces file only means the conversation is derived from the
 log.
 
-A missing file, a digest or check that does not match, an `offset` past the end of the log: the
-snapshot is ignored and the session is replayed in full. The file is written to a temp file
+With a MAC key (:mod:`.binding`), the first line also carries, after a space, the hex of a MAC
+of the meta line and the document's first line (which holds the digest covering the whole
+document, its window and pieces included): a store with the key ignores a snapshot without a
+valid one, since opening trusts a snapshot's state (an open turn, its approvals) without reading
+the log it stands for.
+
+A missing file, a digest, MAC or check that does not match, an `offset` past the end of the log:
+the snapshot is ignored and the session is replayed in full. The file is written to a temp file
 (``.session.v1.resume.<token>.tmp``) and renamed over the old one, without fsync: losing it, or
 finding it torn after a crash, costs a full replay and nothing else. Deleting it (or every
 snapshot of a root) changes nothing but the time opening takes.
@@ -53,6 +59,7 @@ from seamhost_persistence_jsonl.durable import write_at
 
 if TYPE_CHECKING:
     from seamhost import SnapshotPiece, StoredSnapshot
+    from seamhost_persistence_jsonl.binding import MacKey
     from seamhost_persistence_jsonl.layout import SessionPaths
 
 SNAPSHOT_NAME = "session.v1.resume"
@@ -78,6 +85,7 @@ def save(  # noqa: PLR0917 (the writer passes its point, body and pieces in one 
     body: bytes,
     piece: SnapshotPiece | None = None,
     kept: tuple[int, int] | None = None,
+    key: MacKey | None = None,
 ) -> tuple[int, int] | None:
     """Keep `body` as the snapshot covering records [0, `point.seq`), which end at byte
     `point.offset`, with `piece` after the pieces `kept` names: (seq, bytes) of the kept
@@ -98,7 +106,10 @@ def save(  # noqa: PLR0917 (the writer passes its point, body and pieces in one 
         "chain": point.chain.hex(),
     }
     line = orjson.dumps(meta) + b"\n"
-    head = hashlib.sha256(line).hexdigest().encode() + b"\n" + line  # the body has its own
+    digest = hashlib.sha256(line).hexdigest().encode()  # the body has its own
+    if key is not None:
+        digest += b" " + key.snapshot_tag(line + _first_line(body)).hex().encode()
+    head = digest + b"\n" + line
     temp = paths.directory / f"{SNAPSHOT_TEMP_PREFIX}{os.getpid()}.{secrets.token_hex(4)}.tmp"
     try:
         out = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
@@ -155,7 +166,9 @@ def kept_pieces(stored: StoredSnapshot | None) -> tuple[int, int] | None:
     return (pieces.seq, pieces.size) if isinstance(pieces, KeptPieces) else None
 
 
-def find(paths: SessionPaths, fd: int, size: int) -> tuple[Point, bytes, int | None] | None:
+def find(
+    paths: SessionPaths, fd: int, size: int, key: MacKey | None = None
+) -> tuple[Point, bytes, int | None] | None:
     """The kept snapshot's (point, body, bytes of its pieces or None) when it still matches
     the log, else None.
 
@@ -167,10 +180,13 @@ def find(paths: SessionPaths, fd: int, size: int) -> tuple[Point, bytes, int | N
             data = file.read()
     except OSError:
         return None
-    digest, _, rest = data.partition(b"\n")
+    first, _, rest = data.partition(b"\n")
     line, newline, body = rest.partition(b"\n")
+    digest, _, tag = first.partition(b" ")
     if not newline or digest != hashlib.sha256(line + newline).hexdigest().encode():
         return None  # the body is the kernel's document, which checks its own digest
+    if key is not None and not key.snapshot_matches(line + newline + _first_line(body), tag):
+        return None  # a store with a key trusts no state its writers could have made
     try:
         meta: Any = orjson.loads(line)
     except orjson.JSONDecodeError:
@@ -194,6 +210,11 @@ def find(paths: SessionPaths, fd: int, size: int) -> tuple[Point, bytes, int | N
     except ValueError:
         return None
     return point, body, pieces if type(pieces) is int and pieces > 0 else None
+
+
+def _first_line(body: bytes) -> bytes:
+    """The kernel document's first line: its version and the digest that covers all of it."""
+    return body[: body.find(b"\n") + 1]
 
 
 def is_snapshot_file(name: str) -> bool:

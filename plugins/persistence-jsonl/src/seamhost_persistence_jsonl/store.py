@@ -206,7 +206,7 @@ class JsonlStore:
         matches the log (:mod:`.snapshots`); without one, the scan is left for a full read."""
         args = (paths.session_id, path, encoding, self.catalog)
         scan = LogScan(*args, key=self.key, mark=mark)
-        found = snapshots.find(paths, fd, os.fstat(fd).st_size)
+        found = snapshots.find(paths, fd, os.fstat(fd).st_size, self.key)
         if found is None or (scan.bound and len(found[0].chain) != DIGEST_SIZE):
             return scan, None
         point, body, pieces = found
@@ -342,7 +342,7 @@ class JsonlStore:
         path, _ = paths.require_log()
         fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
         try:
-            found = snapshots.find(paths, fd, os.fstat(fd).st_size)
+            found = snapshots.find(paths, fd, os.fstat(fd).st_size, self.key)
         finally:
             os.close(fd)
         if found is None:

@@ -157,7 +157,8 @@ class JsonlWriter:
         self, mark: SnapshotMark, body: bytes, piece: SnapshotPiece | None = None
     ) -> None:
         point = snapshots.Point(mark.seq, mark.token["offset"], bytes.fromhex(mark.token["chain"]))
-        self._kept = snapshots.save(self._paths, self._file.fd, point, body, piece, self._kept)
+        fd, key = self._file.fd, self._encoder.key
+        self._kept = snapshots.save(self._paths, fd, point, body, piece, self._kept, key)
 
     def submit(self, record: Record) -> None:
         """Queue `record`; raises `BatchRejected` unless its seq is the next one."""
