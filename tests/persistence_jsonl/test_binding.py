@@ -132,6 +132,20 @@ def test_a_keyed_store_refuses_a_session_written_without_the_key(
     assert "carries no MAC" in (check.problem or "")
 
 
+def test_a_keyed_store_refuses_a_layout_1_session(tmp_path: Path, key_file: Path) -> None:
+    """Else a forger without the key writes the old layout, which carries no MAC."""
+    root = tmp_path / "zstd"
+    shutil.copytree(FIXTURE / "zstd", root)
+    store = JsonlStore(root, mac_key_file=key_file)
+    check = store.verify("old-framed")
+    assert not check.intact
+    assert "carries no MAC" in (check.problem or "")
+    assert "layout-1" in (check.problem or "")
+    with pytest.raises(SessionCorrupted):
+        store.open("old-framed")
+    assert store.stat("old-framed").header.session_id == "old-framed"  # listing reads a header
+
+
 def test_a_keyed_store_keeps_no_record_of_a_torn_frame(root: Path, key_file: Path) -> None:
     store = keyed(root, key_file)
     path, _ = write_session(store)

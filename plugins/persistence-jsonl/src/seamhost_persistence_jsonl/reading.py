@@ -47,7 +47,7 @@ from seamhost_persistence_jsonl.format import (
     V1_FRAME_HEADER_SIZE,
     Encoding,
 )
-from seamhost_persistence_jsonl.frame_chain import ChainCheck
+from seamhost_persistence_jsonl.frame_chain import NO_MAC, ChainCheck
 from seamhost_persistence_jsonl.plain import PLAIN_CHUNK, PlainLog
 from seamhost_persistence_jsonl.tail import Tail, decode_torn
 
@@ -134,6 +134,9 @@ class LogScan(PlainLog):
         offset, seq = (start[0], start[1]) if start is not None else (self._start, 0)
         if start is not None:
             self.chain.prev = start[2]
+        if self.chain.key is not None and not self.bound:  # else a forger writes layout 1
+            self.close()
+            raise self.corrupted(offset, NO_MAC + f" (a layout-{self.layout} {self.encoding} log)")
         if self.encoding == "zstd":
             return self._framed_records(offset, seq)
         return self._plain_records(offset, seq)
