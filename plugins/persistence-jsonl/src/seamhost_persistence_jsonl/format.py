@@ -77,7 +77,8 @@ Reading a framed log from byte 0 to the file's size, frame by frame:
 * Layout 2: a chain digest that is not the one computed from the previous frame (a frame
   spliced from another session or another place, frames reordered, a frame rewritten), and,
   with a key configured, a frame without a MAC or whose MAC does not match: **corruption** too,
-  with the frame's byte offset. A torn frame's records are kept only if its header checks out.
+  with the frame's byte offset. With a key, a torn frame's records are not kept: its MAC
+  cannot be checked before its payload is whole. A key refuses layout-1 logs as a whole.
 
 Plain log (``session.v1.jsonl``)
 ================================
