@@ -9,7 +9,7 @@ One directory per session under the store root::
     <root>/<escaped id>/session.v2.jsonl.zst    the log, compression = "zstd" (framed)
     <root>/<escaped id>/session.v2.jsonl        the log, compression = "none" (plain JSONL)
     <root>/<escaped id>/session.lock            the writer lock; deleted only with its session
-    <root>/<escaped id>/session.mark            the high-water mark (see .binding)
+    <root>/<escaped id>/session.mark            the high-water mark (see .mark)
     <root>/<escaped id>/.session.v2.jsonl*.tmp  a first write being published
     <root>/<escaped id>/session.v1.resume       the resume snapshot, optional (see .snapshots)
 

@@ -27,7 +27,6 @@ from seamhost_persistence_jsonl.format import (
     Encoding,
     log_name,
 )
-from seamhost_persistence_jsonl.mark import MARK_NAME
 from seamhost_persistence_jsonl.snapshots import SNAPSHOT_NAME
 
 HOME_ENV = "SEAMHOST_HOME"
@@ -115,10 +114,6 @@ class SessionPaths:
 
     def temp(self, encoding: Encoding, token: str) -> Path:
         return self.directory / f".{LOG_NAMES[encoding]}.{token}{TEMP_SUFFIX}"
-
-    @property
-    def mark(self) -> Path:
-        return self.directory / MARK_NAME
 
     def is_temp(self, name: str) -> bool:
         return name.endswith(TEMP_SUFFIX) and any(
