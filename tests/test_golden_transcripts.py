@@ -5,8 +5,9 @@ compared, record by record, with the transcript committed under ``tests/golden``
 whose sessions are memory-only (``minimal``) leaves no log behind, so its timeline as ``seamhost
 run`` prints it stands in. Only what
 differs between two honest runs is masked: record times, the session id, the workspace and store
-paths, and measured durations. Anything else that changes (a record added, dropped, reordered or
-with other data) fails the test, so a refactoring that claims to change nothing is held to it.
+paths, measured durations, and the random part of approval ids. Anything else that changes (a
+record added, dropped, reordered or with other data) fails the test, so a refactoring that
+claims to change nothing is held to it.
 
 After a change that is *meant* to alter a log, regenerate with ``SEAMHOST_GOLDEN_WRITE=1 pytest
 tests/test_golden_transcripts.py`` and say in the commit why the transcripts changed. A scenario
@@ -60,6 +61,7 @@ def normalise(value: Any, masks: dict[str, str]) -> Any:
     if isinstance(value, str):
         for real, placeholder in masks.items():
             value = value.replace(real, placeholder)
+        value = re.sub(r"\b(approval-[\w.-]+-\d+)-[0-9a-f]{12}\b", r"\1-<random>", value)
         return re.sub(r"\b\d{8}-\d{6}-[0-9a-f]{12}\b", "<session>", value)
     return value
 

@@ -310,7 +310,7 @@ def payloads(path: Path) -> list[bytes]:
     out = []
     offset = 0
     while offset < len(data):
-        length = FRAME_INFO.unpack_from(data, offset + 8)[1]
+        length = FRAME_INFO.unpack_from(data, offset + 8)[2]  # kind, flags, length, ...
         out.append(data[offset + FRAME_HEADER_SIZE : offset + FRAME_HEADER_SIZE + length])
         offset += FRAME_HEADER_SIZE + length
     return out[1:]
@@ -328,12 +328,28 @@ def write_steps(root: Path, events: list[Event], steps: int) -> JsonlStore:
     asyncio.run(writer.flush())
     writer.close()
     encoder = LogEncoder("zstd")
-    with open(store.stat("steps").location, "ab") as log:
+    location = Path(store.stat("steps").location)
+    prev = last_chain(location.read_bytes())  # each frame is chained after the one before
+    with open(location, "ab") as log:
         for step in range(1, steps):
             first = step * per_step
             batch = records_of(events[first : first + per_step], first)
-            log.write(encoder.batch([r.envelope() for r in batch], first))
+            frame = encoder.batch([r.envelope() for r in batch], first, prev)  # one frame
+            prev = encoder.chain_of(frame)
+            log.write(frame)
     return store
+
+
+def last_chain(data: bytes) -> bytes:
+    """The chain digest of the last frame of the framed log `data`."""
+    from seamhost_persistence_jsonl.format import CHAIN_AT, FRAME_INFO, FRAME_PREFIX, MAC_AT
+
+    offset = last = 0
+    while offset < len(data):
+        size = FRAME_PREFIX.unpack_from(data, offset)[1]
+        last, offset = offset, offset + FRAME_PREFIX.size + size
+        offset += FRAME_INFO.unpack_from(data, last + 8)[2]
+    return data[last + CHAIN_AT : last + MAC_AT]
 
 
 MEMORY_PROBE = """

@@ -147,7 +147,7 @@ class JsonlKept:
         self.root = root
 
     def size_mb(self, session_id: str) -> float:
-        return (self.root / session_id / "session.v1.jsonl.zst").stat().st_size / 1e6
+        return (self.root / session_id / "session.v2.jsonl.zst").stat().st_size / 1e6
 
     @contextmanager
     def aside(self, session_id: str) -> Any:

@@ -52,7 +52,7 @@ def read_heads(root: Path) -> None:
     with os.scandir(root) as entries:
         for entry in entries:
             if entry.is_dir():
-                with open(Path(entry.path) / "session.v1.jsonl.zst", "rb") as log:
+                with open(Path(entry.path) / "session.v2.jsonl.zst", "rb") as log:
                     log.read(4096)
 
 

@@ -92,7 +92,7 @@ def rig(tmp_path_factory: pytest.TempPathFactory) -> Rig:
         "run", "--session", "bad", "--workspace", str(rig.root / "ws"), str(QUICKSTART), env=rig.env
     )
     assert made.returncode == ExitCode.OK, made.stderr
-    log = next((rig.home / "sessions" / "bad").glob("session.*"))
+    log = next((rig.home / "sessions" / "bad").glob("session.v*.jsonl*"))
     flip(log, frame_spans(log)[2].payload + 4)  # a checksum no longer matches: corruption
     return rig
 

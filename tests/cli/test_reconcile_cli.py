@@ -43,7 +43,7 @@ class Unknown:
         return [json.loads(line) for line in shown.stdout.splitlines()]
 
     def log_bytes(self) -> bytes:
-        [path] = (self.rig.home / "sessions").glob("*/session.v1.jsonl*")
+        [path] = (self.rig.home / "sessions").glob("*/session.v*.jsonl*")
         return path.read_bytes()
 
 

@@ -9,6 +9,7 @@ from typing import Any
 import attrs
 import pytest
 from seamhost_persistence_jsonl.format import FRAME_HEADER_SIZE, FRAME_INFO, FRAME_PREFIX
+from seamhost_persistence_jsonl.mark import MARK_NAME
 from seamhost_persistence_jsonl.store import JsonlStore
 
 from seamhost.session.live import Session
@@ -24,10 +25,11 @@ class FrameSpan:
     kind: int
     first_seq: int
     count: int
+    head: int = FRAME_HEADER_SIZE  # the frame header's size (36 in layout 1, 84 in layout 2)
 
     @property
     def payload(self) -> int:
-        return self.offset + FRAME_HEADER_SIZE
+        return self.offset + self.head
 
 
 def frame_spans(path: Path) -> list[FrameSpan]:
@@ -36,10 +38,10 @@ def frame_spans(path: Path) -> list[FrameSpan]:
     spans = []
     offset = 0
     while offset < len(data):
-        _magic, _size = FRAME_PREFIX.unpack_from(data, offset)
-        kind, length, first, count, _crc = FRAME_INFO.unpack_from(data, offset + 8)
-        end = offset + FRAME_HEADER_SIZE + length
-        spans.append(FrameSpan(offset, end, kind, first, count))
+        _magic, size = FRAME_PREFIX.unpack_from(data, offset)
+        kind, _flags, length, first, count, _crc = FRAME_INFO.unpack_from(data, offset + 8)
+        end = offset + FRAME_PREFIX.size + size + length
+        spans.append(FrameSpan(offset, end, kind, first, count, FRAME_PREFIX.size + size))
         offset = end
     assert offset == len(data), "the log ends inside a frame"
     return spans
@@ -50,6 +52,13 @@ def flip(path: Path, offset: int, mask: int = 1) -> None:
     data = bytearray(path.read_bytes())
     data[offset] ^= mask
     path.write_bytes(bytes(data))
+
+
+def tear(path: Path, data: bytes) -> None:
+    """Leave the log at `path` as a crash in the middle of a write would: holding `data`, with no
+    mark past it (a writer marks only what became durable, so a torn write is never marked)."""
+    path.write_bytes(data)
+    (path.parent / MARK_NAME).unlink(missing_ok=True)
 
 
 def flush(session: Session) -> None:

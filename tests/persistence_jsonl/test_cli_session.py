@@ -20,7 +20,7 @@ from seamhost.cli.exitcodes import ExitCode
 from seamhost.session.live import Session
 from seamhost.testing.persistence import make_header
 from tests.conftest import run_cli
-from tests.persistence_jsonl.conftest import flip, flush, frame_spans, write_session
+from tests.persistence_jsonl.conftest import flip, flush, frame_spans, tear, write_session
 
 
 def cli(*args: str) -> Result:
@@ -45,7 +45,7 @@ def test_ls_lists_sessions_oldest_first(store: JsonlStore, root: Path) -> None:
     assert [row["session_id"] for row in rows] == ["older", "newer", "future"]
     assert rows[0]["profile"] == "contract"
     assert rows[0]["barriers"] is True
-    assert rows[0]["size"] == (root / "older" / "session.v1.jsonl.zst").stat().st_size
+    assert rows[0]["size"] == (root / "older" / "session.v2.jsonl.zst").stat().st_size
     assert "upgrade seamhost" in rows[2]["error"]
     text = cli("session", "ls", "--root", str(root)).output
     assert "older" in text
@@ -150,7 +150,7 @@ def test_verify_an_intact_session(store: JsonlStore, root: Path) -> None:
 def test_verify_reports_a_torn_tail_without_failing(store: JsonlStore, root: Path) -> None:
     path, _ = write_session(store)
     last = frame_spans(path)[-1]
-    os.truncate(path, last.end - 5)
+    tear(path, path.read_bytes()[: last.end - 5])
     result = cli("session", "verify", "s-1", "--root", str(root), "--json")
     assert result.exit_code == 0
     (check,) = json.loads(result.output)
@@ -172,7 +172,7 @@ def test_verify_names_the_offset_of_corruption_and_exits_3(store: JsonlStore, ro
 def test_verify_all_checks_every_session(store: JsonlStore, root: Path) -> None:
     for name in ("a", "b", "c"):
         write_session(store, name)
-    offset = corrupt(root / "b" / "session.v1.jsonl.zst")
+    offset = corrupt(root / "b" / "session.v2.jsonl.zst")
     result = cli("session", "verify", "--all", "--root", str(root), "--json")
     assert result.exit_code == ExitCode.CORRUPT
     checks = {c["session_id"]: c for c in json.loads(result.stdout)}

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
 from seamhost.session.store import SessionStore
 from seamhost.testing.persistence import PersistenceContract, StoreBackend
-from tests.persistence_jsonl.conftest import flip, frame_spans
+from tests.persistence_jsonl.conftest import flip, frame_spans, tear
 
 FACTORY = "seamhost_persistence_jsonl:JsonlStore"
 
@@ -21,7 +20,7 @@ def log_of(store: SessionStore, session_id: str) -> Path:
 def cut_last_write(store: SessionStore, session_id: str) -> None:
     """End the log three bytes early, inside the last frame (or the last line)."""
     path = log_of(store, session_id)
-    os.truncate(path, path.stat().st_size - 3)
+    tear(path, path.read_bytes()[:-3])
 
 
 def flip_first_batch(store: SessionStore, session_id: str) -> None:

@@ -15,7 +15,7 @@ from seamhost_persistence_jsonl.store import JsonlStore
 
 from seamhost.session.live import Session
 from seamhost.testing.persistence import make_header
-from tests.persistence_jsonl.conftest import FrameSpan, flush, frame_spans, write_session
+from tests.persistence_jsonl.conftest import FrameSpan, flush, frame_spans, tear, write_session
 
 
 def read_all(store: JsonlStore) -> list[bytes]:
@@ -46,7 +46,7 @@ def test_every_cut_inside_the_last_three_frames_keeps_the_complete_prefix(
     cuts = range(spans[-3].offset, len(data))
     assert len(cuts) > 3 * FRAME_HEADER_SIZE
     for cut in cuts:
-        path.write_bytes(data[:cut])
+        tear(path, data[:cut])
         torn = frame_at(spans, cut)
         kept = read_all(store)
         assert kept == written[: len(kept)], cut
@@ -61,7 +61,7 @@ def test_a_writer_heals_cuts_inside_the_last_frames(
 ) -> None:
     path, data, _, spans = session
     for cut in range(spans[-2].offset + 1, len(data), 23):
-        path.write_bytes(data[:cut])
+        tear(path, data[:cut])
         kept = read_all(store)
         again = Session(store.open("s-1"))
         again.append_data("turn/end", {"turn": 1, "reason": "interrupted"})
@@ -85,7 +85,7 @@ def test_cuts_through_a_frame_of_many_blocks_keep_its_complete_records(store: Js
     spans = frame_spans(path)
     recovered_inside = 0
     for cut in range(spans[1].offset, len(data), 4099):
-        path.write_bytes(data[:cut])
+        tear(path, data[:cut])
         kept = read_all(store)
         assert kept == written[: len(kept)]
         recovered_inside += len(kept) - frame_at(spans, cut).first_seq
@@ -100,7 +100,7 @@ def test_plain_logs_cut_anywhere_in_the_last_batches_keep_whole_lines(root: Path
     last_lines = len(data) - sum(len(line) + 1 for line in written[-2:])
     # every offset of the last two lines, and a stride through the (long) ones before them
     for cut in sorted({*range(start, last_lines, 7), *range(last_lines, len(data) + 1)}):
-        path.write_bytes(data[:cut])
+        tear(path, data[:cut])
         kept = read_all(store)
         whole = data[:cut].count(b"\n") - 1
         assert kept == written[:whole], cut

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import subprocess
@@ -23,19 +24,31 @@ from seamhost.testing.persistence import make_header
 from tests.persistence_jsonl.conftest import frame_spans, write_session
 
 
-def test_the_frame_header_is_a_36_byte_zstd_skippable_frame() -> None:
-    header = fmt.frame_header(fmt.KIND_RECORDS, b"payload", 7, 3)
-    assert len(header) == fmt.FRAME_HEADER_SIZE == 36
+def test_the_frame_header_is_an_84_byte_zstd_skippable_frame_bound_to_its_predecessor() -> None:
+    prev = bytes(range(32))
+    header = fmt.frame_header(fmt.KIND_RECORDS, b"payload", 7, 3, prev=prev)
+    assert len(header) == fmt.FRAME_HEADER_SIZE == 84
     magic, size = fmt.FRAME_PREFIX.unpack_from(header)
     assert magic & 0xFFFFFFF0 == 0x184D2A50
-    assert size == 28 == len(header) - 8
-    assert fmt.FRAME_INFO.unpack_from(header, 8) == (2, 7, 7, 3, zlib.crc32(b"payload"))
+    assert size == 76 == len(header) - 8
+    assert fmt.FRAME_INFO.unpack_from(header, 8) == (2, 0, 7, 7, 3, zlib.crc32(b"payload"))
+    expected = hashlib.blake2b(prev, digest_size=32, person=b"seamhost-frame")
+    expected.update(header[8:32] + b"payload")
+    assert fmt.FRAME_BINDING.unpack_from(header, 32) == (expected.digest(), bytes(16))
+    assert fmt.FRAME_CHECK.unpack_from(header, 80) == (zlib.crc32(header[8:80]),)
+
+
+def test_a_layout_1_frame_header_is_36_bytes_without_a_binding() -> None:
+    header = fmt.frame_header(fmt.KIND_RECORDS, b"payload", 7, 3)
+    assert len(header) == fmt.V1_FRAME_HEADER_SIZE == 36
+    assert fmt.FRAME_PREFIX.unpack_from(header)[1] == 28
+    assert fmt.FRAME_INFO.unpack_from(header, 8) == (2, 0, 7, 7, 3, zlib.crc32(b"payload"))
     assert fmt.FRAME_CHECK.unpack_from(header, 32) == (zlib.crc32(header[8:32]),)
 
 
 def test_a_log_is_a_header_frame_then_one_frame_per_batch(store: JsonlStore) -> None:
     path, _ = write_session(store, batches=3)
-    assert path.name == "session.v1.jsonl.zst"
+    assert path.name == "session.v2.jsonl.zst"
     spans = frame_spans(path)
     assert [(s.kind, s.first_seq, s.count) for s in spans] == [
         (fmt.KIND_HEADER, 0, 1),
@@ -97,9 +110,10 @@ def test_a_big_batch_is_cut_into_frames_near_the_target(store: JsonlStore) -> No
 def test_the_layout_files_and_modes(store: JsonlStore, root: Path) -> None:
     path, _ = write_session(store, "a/b")
     assert path.parent == root / "a%2Fb"
-    assert sorted(os.listdir(path.parent)) == ["session.lock", "session.v1.jsonl.zst"]
-    assert path.stat().st_mode & 0o777 == 0o600
-    assert (path.parent / "session.lock").stat().st_mode & 0o777 == 0o600
+    names = ["session.lock", "session.mark", "session.v2.jsonl.zst"]
+    assert sorted(os.listdir(path.parent)) == names
+    for name in names:
+        assert (path.parent / name).stat().st_mode & 0o777 == 0o600, name
     assert orjson.loads((root / fmt.ROOT_MARKER).read_bytes()) == {"format": 1, "encoding": "zstd"}
 
 

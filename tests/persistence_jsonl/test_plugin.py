@@ -73,7 +73,7 @@ def test_a_bundle_stores_its_sessions_under_the_configured_root(tmp_path: Path) 
     assert again.records[0].type == "turn/start"
     assert again.header.bundle["digest"] == bundle.snapshot.digest
     again.close()
-    assert (tmp_path / "data" / "sessions" / "s-1" / "session.v1.jsonl.zst").is_file()
+    assert (tmp_path / "data" / "sessions" / "s-1" / "session.v2.jsonl.zst").is_file()
 
 
 def test_plain_jsonl_is_one_setting_away(tmp_path: Path) -> None:
@@ -83,7 +83,7 @@ def test_plain_jsonl_is_one_setting_away(tmp_path: Path) -> None:
     session.append_data("turn/start", {"turn": 1})
     asyncio.run(session.flush())
     session.close()
-    assert (root / "s-1" / "session.v1.jsonl").read_text().count("\n") == 2
+    assert (root / "s-1" / "session.v2.jsonl").read_text().count("\n") == 2
 
 
 @pytest.mark.parametrize(

@@ -24,7 +24,7 @@ from seamhost.session.events import CORE_EVENTS, Event
 from seamhost.session.live import Session
 from seamhost.session.record import Record
 from seamhost.testing.persistence import append_all, make_header, sample_events
-from tests.persistence_jsonl.conftest import flip, flush, frame_spans, write_session
+from tests.persistence_jsonl.conftest import flip, flush, frame_spans, tear, write_session
 
 
 def header_bytes(session_id: str = "s-1", **changes: object) -> bytes:
@@ -49,7 +49,8 @@ def place(
 
 
 def framed(*batches: bytes, header: bytes | None = None) -> bytes:
-    return LogEncoder("zstd").header(header or header_bytes()) + b"".join(batches)
+    """A layout-1 log (frames made by hand carry no chain; test_binding covers layout 2)."""
+    return LogEncoder("zstd", layout=1).header(header or header_bytes()) + b"".join(batches)
 
 
 def raw_frame(content: bytes, first: int, count: int, *, compress: bool = True) -> bytes:
@@ -71,7 +72,7 @@ def corruption(store: JsonlStore, session_id: str = "s-1") -> SessionCorrupted:
 
 
 def test_a_newer_layout_says_upgrade_not_corrupt(store: JsonlStore, root: Path) -> None:
-    place(root, b"\x00 whatever a future layout holds", name="session.v2.jsonl.zst")
+    place(root, b"\x00 whatever a future layout holds", name="session.v3.jsonl.zst")
     for operation in (store.read, store.stat, store.open, store.verify):
         with pytest.raises(UnsupportedFormat, match="upgrade seamhost"):
             operation("s-1")
@@ -242,7 +243,7 @@ def big_session(store: JsonlStore, blobs: int = 600) -> tuple[Path, list[bytes]]
 def test_complete_records_of_a_torn_frame_are_kept_and_written_again(store: JsonlStore) -> None:
     path, written = big_session(store)
     last = frame_spans(path)[-1]
-    os.truncate(path, (last.payload + last.end) // 2)
+    tear(path, path.read_bytes()[: (last.payload + last.end) // 2])
     kept = [r.envelope() for r in store.read("s-1").records()]
     assert kept == written[: len(kept)]
     assert len(kept) > last.first_seq  # records decoded from the torn frame itself
@@ -278,7 +279,7 @@ def test_a_zero_filled_tail_is_torn_not_corrupt(store: JsonlStore) -> None:
 def test_a_plain_log_cut_mid_line_keeps_every_whole_line(root: Path) -> None:
     store = JsonlStore(root, compression="none")
     path, written = write_session(store)
-    os.truncate(path, path.stat().st_size - 10)
+    tear(path, path.read_bytes()[:-10])
     assert [r.envelope() for r in store.read("s-1").records()] == written[:-1]
     session = Session(store.open("s-1"))
     assert session.writer.torn_records == 0

@@ -132,7 +132,7 @@ def damage(directory: Path, what: tuple[str, float, int] | None) -> None:
     if what is None:
         return
     target, where, xor = what
-    names = {"snapshot": SNAPSHOT_NAME, "pieces": PIECES_NAME, "log": "session.v1.jsonl.zst"}
+    names = {"snapshot": SNAPSHOT_NAME, "pieces": PIECES_NAME, "log": "session.v2.jsonl.zst"}
     path = directory / names[target]
     if not path.exists():
         return

@@ -74,7 +74,7 @@ def test_deleting_the_snapshot_changes_nothing_but_speed(tmp_path: Path) -> None
 def test_opening_does_not_read_the_log_before_the_snapshot(tmp_path: Path) -> None:
     """Damage far before the covered point is not seen by opening, only by reading there."""
     written = write_turns(tmp_path, 40)
-    log = tmp_path / "s-1" / "session.v1.jsonl.zst"
+    log = tmp_path / "s-1" / "session.v2.jsonl.zst"
     assert log.stat().st_size > 4 * 4096
     first = frame_spans(log)[1]
     flip(log, first.payload + 8)
@@ -104,7 +104,7 @@ def test_damage_after_the_snapshot_is_refused_as_a_full_read_would(tmp_path: Pat
         again.append_data(kind, data, ignorable=ignorable)
     asyncio.run(again.flush())
     again.close()
-    log = tmp_path / "s-1" / "session.v1.jsonl.zst"
+    log = tmp_path / "s-1" / "session.v2.jsonl.zst"
     last = frame_spans(log)[-1]
     flip(log, last.payload + 4)
     with pytest.raises(SessionCorrupted) as raised:
@@ -199,7 +199,7 @@ def test_a_short_write_of_the_side_file_still_writes_all_of_it(
     fd = os.open(log, os.O_RDONLY)
     try:
         paths: Any = SimpleNamespace(directory=tmp_path)
-        snapshots.save(paths, fd, 7, 10_000, body)
+        snapshots.save(paths, fd, snapshots.Point(7, 10_000), body)
         whole = (tmp_path / SNAPSHOT_NAME).read_bytes()
         real = os.pwritev
 
@@ -207,8 +207,8 @@ def test_a_short_write_of_the_side_file_still_writes_all_of_it(
             return real(out, [b"".join(bytes(b) for b in buffers)[:7]], offset)
 
         monkeypatch.setattr(os, "pwritev", short)
-        snapshots.save(paths, fd, 7, 10_000, body)
+        snapshots.save(paths, fd, snapshots.Point(7, 10_000), body)
         assert (tmp_path / SNAPSHOT_NAME).read_bytes() == whole
-        assert snapshots.find(paths, fd, 10_240) == (7, 10_000, body, None)
+        assert snapshots.find(paths, fd, 10_240) == (snapshots.Point(7, 10_000), body, None)
     finally:
         os.close(fd)

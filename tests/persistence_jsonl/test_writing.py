@@ -67,7 +67,11 @@ def test_an_explicit_flush_publishes_a_header_only_log(store: JsonlStore, root: 
     writer.close()
     assert store.read("s-1").header == make_header("s-1")
     assert stored_seqs(store) == []
-    assert sorted(os.listdir(root / "s-1")) == ["session.lock", "session.v1.jsonl.zst"]
+    assert sorted(os.listdir(root / "s-1")) == [
+        "session.lock",
+        "session.mark",
+        "session.v2.jsonl.zst",
+    ]
 
 
 def test_publishing_never_replaces_a_log(store: JsonlStore, root: Path, tmp_path: Path) -> None:
@@ -239,7 +243,7 @@ def flush():
 if not first_write_fails:
     blob(2)
     report["first"] = flush()
-log = store.root / "s-1" / "session.v1.jsonl.zst"
+log = store.root / "s-1" / "session.v2.jsonl.zst"
 size = log.stat().st_size if log.exists() else 0
 resource.setrlimit(resource.RLIMIT_FSIZE, (size + 4096, hard))
 blob(20)
@@ -312,7 +316,8 @@ def test_full_frames_are_packed_ahead_and_written_as_the_batch_would_cut_them(
     assert [span.count for span in spans[1:]] == [27, 27, 16]
     # Byte for byte what one batch of the same lines encodes to: packing changes no cut.
     lines = [record.envelope() for record in session.records]
-    assert log.read_bytes()[spans[1].offset :] == LogEncoder("zstd").batch(lines, 0)
+    after = log.read_bytes()[spans[0].offset + 32 : spans[0].offset + 64]  # the header frame's
+    assert log.read_bytes()[spans[1].offset :] == LogEncoder("zstd").batch(lines, 0, after)
     assert stored_seqs(store) == list(range(70))
 
 
@@ -323,11 +328,16 @@ def test_an_appender_that_outruns_the_packer_does_not_hold_the_window_open(
     # must close all the same (it once never did: packing ahead starved every write).
     real = LogEncoder.frames
 
-    def slow(
-        self: LogEncoder, lines: list[bytes], first: int, cuts: list[int], threads: int = 0
+    def slow(  # noqa: PLR0917 (LogEncoder.frames' signature)
+        self: LogEncoder,
+        lines: list[bytes],
+        first: int,
+        cuts: list[int],
+        prev: bytes = b"",
+        threads: int = 0,
     ) -> list[bytes]:
         time.sleep(0.05)
-        return real(self, lines, first, cuts, threads=threads)
+        return real(self, lines, first, cuts, prev, threads=threads)
 
     monkeypatch.setattr(LogEncoder, "frames", slow)
     store = JsonlStore(root, batch_window_ms=50)
@@ -413,7 +423,7 @@ def published(root: Path) -> tuple[JsonlStore, Session, Path]:
     session = Session(store.create(make_header("s-1")))
     append_all(session, sample_events())
     flush(session)
-    return store, session, root / "s-1" / "session.v1.jsonl.zst"
+    return store, session, root / "s-1" / "session.v2.jsonl.zst"
 
 
 def test_a_small_flush_in_place_is_one_frame_durable_before_it_returns(
@@ -423,6 +433,7 @@ def test_a_small_flush_in_place_is_one_frame_durable_before_it_returns(
     # the batch encoder makes, and it is written and synced before the flush returns.
     store, session, log = published(root)
     before = log.read_bytes()
+    last = frame_spans(log)[-1].offset  # the chain goes on from the last frame before
     events: list[str] = []
 
     def write_at(fd: int, data: bytes | Sequence[bytes], offset: int) -> None:
@@ -439,7 +450,8 @@ def test_a_small_flush_in_place_is_one_frame_durable_before_it_returns(
     records = [session.append_data("step/start", {"turn": 1, "step": n}) for n in range(3)]
     flush(session)
     assert events == ["write", "sync"]
-    frame = LogEncoder("zstd").frame([r.envelope() for r in records], records[0].seq)
+    prev = before[last + 32 : last + 64]
+    frame = LogEncoder("zstd").frame([r.envelope() for r in records], records[0].seq, prev)
     assert log.read_bytes() == before + frame
     assert session.writer.status().pending == 0  # type: ignore[attr-defined]
     session.close()

@@ -50,6 +50,18 @@ CONFIG_SCHEMA: dict[str, Any] = {
                 "stays the only truth."
             ),
         },
+        "mac_key_file": {
+            "type": "string",
+            "minLength": 1,
+            "description": (
+                "A file holding the key every frame of a new log carries a MAC under, and every "
+                "frame read must (~ expanded; relative to the profile file): tamper evidence "
+                "against whoever can write the store but not read the key. It must lie outside "
+                "the store root, belong to this user with mode 0600, hold at least 16 random "
+                'bytes, and needs compression = "zstd". Sessions written without it are refused '
+                "while it is set. Default: none (frames are chained, not keyed)."
+            ),
+        },
         "batch_window_ms": {
             "type": "integer",
             "minimum": 0,

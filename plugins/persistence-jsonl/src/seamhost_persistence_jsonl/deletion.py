@@ -31,6 +31,7 @@ from seamhost_persistence_jsonl.durable import sync_directory
 from seamhost_persistence_jsonl.errors import SessionNotFound, UnexpectedFiles
 from seamhost_persistence_jsonl.format import LOCK_NAME, LOG_NAME, TEMP_SUFFIX
 from seamhost_persistence_jsonl.layout import SessionPaths
+from seamhost_persistence_jsonl.mark import MARK_NAME
 from seamhost_persistence_jsonl.snapshots import PIECES_NAME, SNAPSHOT_NAME
 
 TRASH_PREFIX = ".deleted-"
@@ -82,7 +83,7 @@ def _published(directory: Path) -> bool:
 
 def _ours(name: str) -> bool:
     return (
-        name in (LOCK_NAME, SNAPSHOT_NAME, PIECES_NAME)
+        name in (LOCK_NAME, MARK_NAME, SNAPSHOT_NAME, PIECES_NAME)
         or LOG_NAME.match(name) is not None
         or (name.startswith(".session.") and name.endswith(TEMP_SUFFIX))
     )

@@ -200,3 +200,17 @@ class ForeignSession(StorageError, TypeError):
             f"session {self.session_id!r} is written by {self.writer}, not by persistence-jsonl, "
             "so this store cannot make it durable; open the session on the bundle's own store"
         )
+
+
+class MacKeyRefused(StorageError, ValueError):
+    """The MAC key file cannot serve as the store's key (`problem` says why)."""
+
+    path: str
+    problem: str
+
+    def __str__(self) -> str:
+        return (
+            f"the MAC key file {self.path} is refused: {self.problem}; a key file is a regular "
+            "file of this user, mode 0600, outside the store root, holding at least 16 random "
+            "bytes (e.g. `head -c 32 /dev/urandom > FILE && chmod 600 FILE`)"
+        )

@@ -1,4 +1,4 @@
-"""The on-disk format of persistence-jsonl, version 1, and its encoders.
+"""The on-disk format of persistence-jsonl, layout version 2 (and 1, still read), and its encoders.
 
 Files
 =====
@@ -6,40 +6,54 @@ Files
 One directory per session under the store root::
 
     <root>/seamhost-sessions.json               root marker: {"format": 1, "encoding": "zstd"}
-    <root>/<escaped id>/session.v1.jsonl.zst    the log, compression = "zstd" (framed)
-    <root>/<escaped id>/session.v1.jsonl        the log, compression = "none" (plain JSONL)
+    <root>/<escaped id>/session.v2.jsonl.zst    the log, compression = "zstd" (framed)
+    <root>/<escaped id>/session.v2.jsonl        the log, compression = "none" (plain JSONL)
     <root>/<escaped id>/session.lock            the writer lock; deleted only with its session
-    <root>/<escaped id>/.session.v1.jsonl*.tmp  a first write being published
+    <root>/<escaped id>/session.mark            the high-water mark (see .mark)
+    <root>/<escaped id>/.session.v2.jsonl*.tmp  a first write being published
     <root>/<escaped id>/session.v1.resume       the resume snapshot, optional (see .snapshots)
 
 A session id becomes a directory name by percent-encoding (``%XX``, upper-case hex, of its UTF-8
 bytes) every byte outside ``[A-Za-z0-9._-]``, and a leading ``.``. One root holds one encoding,
 recorded in the root marker when the root's first session is published.
 
-The ``v1`` in the log's name is the layout version. It is the first gate: a reader that finds
+The ``v2`` in the log's name is the layout version. It is the first gate: a reader that finds
 only ``session.vN.*`` with ``N > LAYOUT_VERSION`` refuses the session as *unsupported, upgrade
 seamhost*, before reading a byte of it. The second gate is the ``format`` field of the header
 record (:data:`seamhost.session.store.FORMAT_VERSION`), read before any event record.
 
-Framed log (``session.v1.jsonl.zst``)
+New sessions are written in layout 2. A session of layout 1 (``session.v1.*``: frames with a
+36-byte header, no binding) is still read, and a writer that opens one appends layout-1 frames
+to it: it stays *unbound* (``session verify`` says so). Layout 2 changes the framed log only: a
+plain log of layout 2 is a plain log of layout 1 under the new name, and is unbound too.
+
+Framed log (``session.v2.jsonl.zst``)
 =====================================
 
-A sequence of frames. Every frame is a 36-byte frame header followed by its payload; all
+A sequence of frames. Every frame is an 84-byte frame header followed by its payload; all
 integers are little-endian::
 
     offset size  field
     0      4     SKIPPABLE_MAGIC, 0x184D2A5E: the frame header is a zstd *skippable frame*,
                  so ``zstd -d`` skips it and decodes the log into plain JSONL
-    4      4     FRAME_INFO.size + FRAME_CHECK.size (28): the skippable frame's length
+    4      4     FRAME_HEADER_SIZE - 8 (76): the skippable frame's length
     8      1     kind: KIND_HEADER (1) or KIND_RECORDS (2)
-    9      3     zero
+    9      1     flags: FLAG_MAC (1) when bytes 64..80 hold a MAC; no other bit is set
+    10     2     zero
     12     4     payload length n, in bytes
     16     8     seq of the payload's first record (0 in the header frame)
     24     4     number of records in the payload
     28     4     CRC-32 of the payload
-    32     4     CRC-32 of bytes 8..32
-    36     n     payload: one zstd frame, written with its content size and content checksum,
+    32     32    chain digest: BLAKE2b-256 of the previous frame's chain digest, bytes 8..32
+                 and the payload (the header frame's "previous" digest is the session's
+                 origin, a BLAKE2b-256 of its id): see .binding
+    64     16    MAC of the chain digest under the store's key (FLAG_MAC), else zero
+    80     4     CRC-32 of bytes 8..80
+    84     n     payload: one zstd frame, written with its content size and content checksum,
                  whose content is the records, one JSON document per line, each ending "\\n"
+
+A layout-1 frame header is bytes 0..32 above with the skippable length 28, no flags, then the
+CRC-32 of its bytes 8..32 (36 bytes in all).
 
 Frame 1 (kind 1) holds exactly one line, the header record (``SessionHeader.to_json()``: format,
 session id, creation time, cwd, bundle identity, durability). Every later frame (kind 2) holds
@@ -60,6 +74,11 @@ Reading a framed log from byte 0 to the file's size, frame by frame:
   does not follow: **corruption**, refused with the frame's byte offset. Because the frame header
   carries its own CRC, a damaged length can never make a complete frame pass for a torn one and
   silently drop the frames after it.
+* Layout 2: a chain digest that is not the one computed from the previous frame (a frame
+  spliced from another session or another place, frames reordered, a frame rewritten), and,
+  with a key configured, a frame without a MAC or whose MAC does not match: **corruption** too,
+  with the frame's byte offset. With a key, a torn frame's records are not kept: its MAC
+  cannot be checked before its payload is whole. A key refuses layout-1 logs as a whole.
 
 Plain log (``session.v1.jsonl``)
 ================================
@@ -89,29 +108,44 @@ from bisect import bisect_left
 from itertools import accumulate, islice
 from typing import TYPE_CHECKING, Literal
 
+from seamhost_persistence_jsonl.binding import FLAG_MAC, NO_MAC, frame_digest, origin
+
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     import zstandard
 
-LAYOUT_VERSION = 1
+    from seamhost_persistence_jsonl.binding import MacKey
+
+LAYOUT_VERSION = 2
+READABLE_LAYOUTS = (1, 2)  # every layout a reader opens (and a writer appends to, in its own)
 Encoding = Literal["zstd", "none"]
 ENCODINGS: tuple[Encoding, ...] = ("zstd", "none")
-LOG_NAMES: dict[str, str] = {
-    "zstd": f"session.v{LAYOUT_VERSION}.jsonl.zst",
-    "none": f"session.v{LAYOUT_VERSION}.jsonl",
-}
+
+
+def log_name(encoding: Encoding, layout: int = LAYOUT_VERSION) -> str:
+    """The file name of a log of `encoding` in layout `layout`."""
+    return f"session.v{layout}.jsonl" + (".zst" if encoding == "zstd" else "")
+
+
+LOG_NAMES: dict[str, str] = {encoding: log_name(encoding) for encoding in ENCODINGS}
 LOG_NAME = re.compile(r"^session\.v([0-9]+)\.jsonl(\.zst)?$")
 LOCK_NAME = "session.lock"
 TEMP_SUFFIX = ".tmp"
 ROOT_MARKER = "seamhost-sessions.json"
+ROOT_MARKER_FORMAT = 1  # the marker's own format: layout 2 did not change it
 
 SKIPPABLE_MAGIC = 0x184D2A5E
 ZSTD_MAGIC = 0xFD2FB528
 FRAME_PREFIX = struct.Struct("<II")  # skippable magic, skippable length
-FRAME_INFO = struct.Struct("<B3xIQII")  # kind, payload length, first seq, count, payload CRC
-FRAME_CHECK = struct.Struct("<I")  # CRC-32 of the packed FRAME_INFO
-FRAME_HEADER_SIZE = FRAME_PREFIX.size + FRAME_INFO.size + FRAME_CHECK.size
+# kind, flags, payload length, first seq, count, payload CRC (layout 1: flags always zero)
+FRAME_INFO = struct.Struct("<BB2xIQII")
+FRAME_BINDING = struct.Struct("<32s16s")  # chain digest, MAC (layout 2)
+FRAME_CHECK = struct.Struct("<I")  # CRC-32 of the packed FRAME_INFO (and FRAME_BINDING)
+FRAME_HEADER_SIZE = FRAME_PREFIX.size + FRAME_INFO.size + FRAME_BINDING.size + FRAME_CHECK.size
+V1_FRAME_HEADER_SIZE = FRAME_PREFIX.size + FRAME_INFO.size + FRAME_CHECK.size
+CHAIN_AT = FRAME_PREFIX.size + FRAME_INFO.size  # where the chain digest lies in a frame header
+MAC_AT = CHAIN_AT + 32
 KIND_HEADER = 1
 KIND_RECORDS = 2
 # Content bytes after which a batch is cut into another frame: bounds what a reader holds.
@@ -127,8 +161,12 @@ def _check_constants() -> None:
         problems.append("SKIPPABLE_MAGIC is not a zstd skippable-frame magic (0x184D2A5?)")
     if FRAME_PREFIX.size != 8 or FRAME_INFO.size != 24 or FRAME_CHECK.size != 4:
         problems.append("the frame header fields do not add up to 8 + 24 + 4 bytes")
-    if FRAME_HEADER_SIZE != 36:
-        problems.append("the frame header is not 36 bytes")
+    if FRAME_BINDING.size != 48 or (CHAIN_AT, MAC_AT) != (32, 64):
+        problems.append("the binding is not 32 bytes of chain digest then 16 of MAC at byte 32")
+    if (V1_FRAME_HEADER_SIZE, FRAME_HEADER_SIZE) != (36, 84):
+        problems.append("the frame headers are not 36 (layout 1) and 84 (layout 2) bytes")
+    if max(READABLE_LAYOUTS) != LAYOUT_VERSION:
+        problems.append("the layout written is not the newest layout read")
     if not all(LOG_NAME.match(name) for name in LOG_NAMES.values()):
         problems.append("a log name does not match LOG_NAME")
     if LOG_NAME.match(LOG_NAMES["zstd"] + TEMP_SUFFIX) or LOG_NAME.match(LOCK_NAME):
@@ -193,69 +231,113 @@ def crc32_holding_gil(data: bytes) -> int:
     return crc
 
 
-def frame_header(kind: int, payload: bytes, first_seq: int, count: int) -> bytes:
-    """The 36-byte header of a frame holding `payload`."""
+def frame_header(
+    kind: int,
+    payload: bytes,
+    first_seq: int,
+    count: int,
+    *,
+    prev: bytes | None = None,
+    key: MacKey | None = None,
+) -> bytes:
+    """The header of a frame holding `payload`: of layout 2 (84 bytes, chained after the digest
+    `prev`, with a MAC under `key` if given) or, without `prev`, of layout 1 (36 bytes)."""
     if len(payload) > MAX_PAYLOAD:
         raise ValueError(f"a frame payload of {len(payload)} bytes does not fit the format")
-    info = FRAME_INFO.pack(kind, len(payload), first_seq, count, crc32_holding_gil(payload))
-    return (
-        FRAME_PREFIX.pack(SKIPPABLE_MAGIC, FRAME_INFO.size + FRAME_CHECK.size)
-        + info
-        + FRAME_CHECK.pack(zlib.crc32(info))
-    )
+    crc = crc32_holding_gil(payload)
+    if prev is None:
+        info = FRAME_INFO.pack(kind, 0, len(payload), first_seq, count, crc)
+        return FRAME_PREFIX.pack(SKIPPABLE_MAGIC, 28) + info + FRAME_CHECK.pack(zlib.crc32(info))
+    flags = 0 if key is None else FLAG_MAC
+    info = FRAME_INFO.pack(kind, flags, len(payload), first_seq, count, crc)
+    chain = frame_digest(prev, info, payload)
+    bound = info + chain + (NO_MAC if key is None else key.tag(chain))  # FRAME_BINDING's bytes
+    return _PREFIX + bound + FRAME_CHECK.pack(zlib.crc32(bound))
+
+
+_PREFIX = FRAME_PREFIX.pack(SKIPPABLE_MAGIC, FRAME_HEADER_SIZE - FRAME_PREFIX.size)
 
 
 class LogEncoder:
     """Turns the header and batches of record lines into the bytes of one log encoding.
 
+    `layout` is the layout of the log it appends to (a session of layout 1 stays in it);
+    `key` makes a layout-2 framed log's frames carry a MAC. Each method that makes frames takes
+    `prev`, the chain digest of the frame they follow (:meth:`chain_of` of it, or the session's
+    :meth:`origin` before the header frame); it is ignored where frames are not bound.
     Not thread-safe: a writer uses its encoder from its writing thread only.
     """
 
-    def __init__(self, encoding: Encoding, level: int = DEFAULT_LEVEL) -> None:
+    def __init__(
+        self,
+        encoding: Encoding,
+        level: int = DEFAULT_LEVEL,
+        *,
+        layout: int = LAYOUT_VERSION,
+        key: MacKey | None = None,
+    ) -> None:
         self.encoding = encoding
         self.level = level
+        self.layout = layout
+        self.bound = encoding == "zstd" and layout >= 2  # whether its frames carry a chain
+        self.key = key if self.bound else None
         self._compressor: zstandard.ZstdCompressor | None = None
 
-    def header(self, header_json: bytes) -> bytes:
+    def origin(self, session_id: str) -> bytes:
+        """The chain digest before the session's header frame (b"" where frames are unbound)."""
+        return origin(session_id) if self.bound else b""
+
+    def chain_of(self, frame: bytes) -> bytes:
+        """The chain digest of `frame` (which starts with its header), b"" if unbound."""
+        return frame[CHAIN_AT:MAC_AT] if self.bound else b""
+
+    def header(self, header_json: bytes, prev: bytes = b"") -> bytes:
         """The bytes that start a log: the header record (a frame of its own when framed)."""
         line = header_json + b"\n"
         if self.encoding == "none":
             return line
-        return self._frame(KIND_HEADER, line, 0, 1)
+        return self._frame(KIND_HEADER, line, 0, 1, prev)
 
-    def batch(self, lines: Sequence[bytes], first_seq: int) -> bytes:
+    def batch(self, lines: Sequence[bytes], first_seq: int, prev: bytes = b"") -> bytes:
         """The bytes of one batch of envelope lines (each without its ``"\\n"``): one frame,
         or one per FRAME_TARGET bytes of lines."""
-        return b"".join(self.batch_pieces(lines, first_seq))
+        return b"".join(self.batch_pieces(lines, first_seq, prev))
 
     def batch_pieces(
-        self, lines: Sequence[bytes], first_seq: int, *, threads: int = 0
+        self, lines: Sequence[bytes], first_seq: int, prev: bytes = b"", *, threads: int = 0
     ) -> list[bytes]:
         """`batch`'s bytes as pieces to write in order (a frame each), not joined: a writer
         hands them to one ``pwritev`` instead of copying megabytes into one buffer. `threads`
         as for `frames`."""
         if self.encoding == "none":
             return [b"\n".join([*lines, b""])] if lines else []
-        return self.frames(lines, first_seq, frame_cuts(lines), threads=threads)
+        return self.frames(lines, first_seq, frame_cuts(lines), prev, threads=threads)
 
-    def small_batch(self, lines: Sequence[bytes], first_seq: int) -> bytes:
+    def small_batch(self, lines: Sequence[bytes], first_seq: int, prev: bytes = b"") -> bytes:
         """`batch`'s bytes for lines known to fit one frame (their content, each line with its
         break, under FRAME_TARGET bytes): a small flush's, made without looking for cuts."""
         content = b"\n".join([*lines, b""])
         if self.encoding == "none":
             return content
         payload = self._compress([content])[0]
-        return frame_header(KIND_RECORDS, payload, first_seq, len(lines)) + payload
+        return self._header(KIND_RECORDS, payload, first_seq, len(lines), prev) + payload
 
-    def frame(self, lines: Sequence[bytes], first_seq: int) -> bytes:
+    def frame(self, lines: Sequence[bytes], first_seq: int, prev: bytes = b"") -> bytes:
         """One records frame holding `lines`."""
-        return self.frames(lines, first_seq, [len(lines)])[0]
+        return self.frames(lines, first_seq, [len(lines)], prev)[0]
 
     def frames(
-        self, lines: Sequence[bytes], first_seq: int, cuts: Sequence[int], *, threads: int = 0
+        self,
+        lines: Sequence[bytes],
+        first_seq: int,
+        cuts: Sequence[int],
+        prev: bytes = b"",
+        *,
+        threads: int = 0,
     ) -> list[bytes]:
         """The records frames of `lines`, the k-th ending just before line ``cuts[k]`` (the
-        last cut is ``len(lines)``; a writer packs full frames ahead of their write).
+        last cut is ``len(lines)``; a writer packs full frames ahead of their write), chained
+        after `prev`.
 
         All of them are compressed in one call where zstandard's C backend offers it: a
         writing thread then gives up the GIL once for every frame, not once each (it waits up
@@ -272,14 +354,20 @@ class LogEncoder:
         out = []
         start = 0
         for end, payload in zip(cuts, payloads, strict=True):
-            header = frame_header(KIND_RECORDS, payload, first_seq + start, end - start)
+            header = self._header(KIND_RECORDS, payload, first_seq + start, end - start, prev)
             out.append(header + payload)
+            prev = self.chain_of(header)
             start = end
         return out
 
-    def _frame(self, kind: int, content: bytes, first_seq: int, count: int) -> bytes:
+    def _header(self, kind: int, payload: bytes, first_seq: int, count: int, prev: bytes) -> bytes:
+        if not self.bound:
+            return frame_header(kind, payload, first_seq, count)
+        return frame_header(kind, payload, first_seq, count, prev=prev, key=self.key)
+
+    def _frame(self, kind: int, content: bytes, first_seq: int, count: int, prev: bytes) -> bytes:
         payload = self._compress([content])[0]
-        return frame_header(kind, payload, first_seq, count) + payload
+        return self._header(kind, payload, first_seq, count, prev) + payload
 
     def _compress(self, contents: list[bytes], threads: int = 0) -> list[bytes]:
         compressor = self._compressor

@@ -29,12 +29,13 @@ class Batch:
     packed_lines: int
     inline: bool = False  # written by a flush in its caller's thread (an idle loop's)
 
-    def pieces(self, encoder: LogEncoder) -> list[bytes]:
-        """The batch's frames, in order: those packed ahead, then the rest compressed now (on
-        every core when a flush waits for the write)."""
+    def pieces(self, encoder: LogEncoder, prev: bytes) -> list[bytes]:
+        """The batch's frames, in order, after the chain digest `prev`: those packed ahead,
+        then the rest compressed now (on every core when a flush waits for the write)."""
         threads = -1 if self.waiters or self.inline else 0
         first = self.first_seq + self.packed_lines
-        rest = encoder.batch_pieces(self.lines[self.packed_lines :], first, threads=threads)
+        after = encoder.chain_of(self.packed[-1]) if self.packed else prev
+        rest = encoder.batch_pieces(self.lines[self.packed_lines :], first, after, threads=threads)
         return [*self.packed, *rest]
 
 
@@ -54,6 +55,7 @@ class Pack:
     lines: list[bytes]
     first_seq: int
     cuts: list[int]  # where each frame ends in `lines` (the last is len(lines))
+    prev: bytes  # the chain digest of the frame before the first (layout 2)
 
 
 class Waiter:

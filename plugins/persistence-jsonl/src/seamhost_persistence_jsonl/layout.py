@@ -22,8 +22,10 @@ from seamhost_persistence_jsonl.format import (
     LOCK_NAME,
     LOG_NAME,
     LOG_NAMES,
+    READABLE_LAYOUTS,
     TEMP_SUFFIX,
     Encoding,
+    log_name,
 )
 from seamhost_persistence_jsonl.snapshots import SNAPSHOT_NAME
 
@@ -107,8 +109,8 @@ class SessionPaths:
     def lock(self) -> Path:
         return self.directory / LOCK_NAME
 
-    def log(self, encoding: Encoding) -> Path:
-        return self.directory / LOG_NAMES[encoding]
+    def log(self, encoding: Encoding, layout: int = LAYOUT_VERSION) -> Path:
+        return self.directory / log_name(encoding, layout)
 
     def temp(self, encoding: Encoding, token: str) -> Path:
         return self.directory / f".{LOG_NAMES[encoding]}.{token}{TEMP_SUFFIX}"
@@ -121,23 +123,26 @@ class SessionPaths:
     def find_log(self) -> tuple[Path, Encoding] | None:
         """The published log and its encoding, or None when the session was never published.
 
-        This is the layout-version gate: a directory holding only logs of a newer layout raises
-        `UnsupportedFormat`.
+        This is the layout-version gate: the log of the newest layout this version reads (its
+        name says which: :func:`~seamhost_persistence_jsonl.format.log_name`); a directory
+        holding only logs of a newer layout raises `UnsupportedFormat`.
         """
         try:
             names = os.listdir(self.directory)
         except (FileNotFoundError, NotADirectoryError):
             return None
         newest = 0
-        current: dict[Encoding, Path] = {}
+        readable: dict[int, dict[Encoding, Path]] = {}
         for name in names:
             match = LOG_NAME.match(name)
             if match is None:
                 continue
             version = int(match.group(1))
-            if version == LAYOUT_VERSION:
-                current["zstd" if match.group(2) else "none"] = self.directory / name
+            if version in READABLE_LAYOUTS:
+                found = readable.setdefault(version, {})
+                found["zstd" if match.group(2) else "none"] = self.directory / name
             newest = max(newest, version)
+        current = readable[max(readable)] if readable else {}
         if len(current) > 1:
             raise MixedEncoding(str(self.directory), "none", "zstd")
         for encoding, path in current.items():
@@ -160,5 +165,11 @@ def configured_root(
     the directory of the profile file that set it; without ``root``, :func:`default_root`."""
     if not root:
         return default_root(environ)
-    path = Path(root).expanduser()
+    return configured_path(root, profile_path)
+
+
+def configured_path(value: str, profile_path: Path) -> Path:
+    """A path a profile key names: ``~`` expanded, a relative one taken from the directory of
+    the profile file that set it."""
+    path = Path(value).expanduser()
     return path if path.is_absolute() else profile_path.parent / path

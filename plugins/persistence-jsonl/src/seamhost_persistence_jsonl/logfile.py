@@ -5,6 +5,10 @@
 and syncs them. Every failure raises a `StorageError` after putting the file back as it was:
 a failed publication leaves no log, a failed append is truncated back to the end of the last
 complete frame (and, should even that fail, the next append truncates first).
+
+It also keeps the chain digest of the last complete frame (:mod:`.binding`), which the next
+frames are encoded after, and after every durable write overwrites the session's high-water
+mark (:mod:`.mark`).
 """
 
 from __future__ import annotations
@@ -20,17 +24,24 @@ import attrs
 from seamhost_persistence_jsonl.durable import make_directories, publish, sync_data, write_at
 from seamhost_persistence_jsonl.errors import SessionExists, StorageError, WriteFailed
 from seamhost_persistence_jsonl.locking import FileLock
+from seamhost_persistence_jsonl.mark import Mark, MarkFile
 
 if TYPE_CHECKING:
-    from seamhost_persistence_jsonl.format import Encoding
+    from pathlib import Path
+
+    from seamhost_persistence_jsonl.format import LogEncoder
     from seamhost_persistence_jsonl.layout import SessionPaths
-    from seamhost_persistence_jsonl.reading import Tail
+    from seamhost_persistence_jsonl.tail import Tail
+
+# What a commit encodes: the frames of its records (bytes: one frame), after the given digest.
+Encode = Callable[[bytes], "bytes | Sequence[bytes]"]
 
 
 @attrs.frozen
 class OpenedLog:
-    """A published log opened for writing: its descriptor, its lock, and how it ends."""
+    """A published log opened for writing: its path, descriptor, lock, and how it ends."""
 
+    path: Path
     fd: int
     lock: FileLock
     tail: Tail
@@ -42,19 +53,26 @@ class LogFile:
     def __init__(
         self,
         paths: SessionPaths,
-        encoding: Encoding,
+        encoder: LogEncoder,
+        header_json: bytes,
         *,
         prepare_root: Callable[[], None],
         opened: OpenedLog | None = None,
+        durable: int = 0,
     ) -> None:
         self.paths = paths
-        self.path = paths.log(encoding)
-        self._encoding = encoding
+        self.path = opened.path if opened else paths.log(encoder.encoding)
+        self._encoder = encoder
+        self._header_json = header_json
+        self._head: bytes | None = None  # the header frame, once made (a new log's first)
         self._prepare_root = prepare_root
         self._fd = opened.fd if opened else -1
         self._lock = opened.lock if opened else None
         self._length = opened.tail.clean_length if opened else 0
         self._dirty = opened.tail.torn_bytes > 0 if opened else False
+        self._chain = opened.tail.chain if opened else b""
+        self._durable = durable
+        self._mark = MarkFile.open(paths.directory) if opened else None
 
     @property
     def published(self) -> bool:
@@ -68,6 +86,18 @@ class LogFile:
     def length(self) -> int:
         """Where the last complete frame ends (the next append goes there)."""
         return self._length
+
+    @property
+    def chain(self) -> bytes:
+        """The chain digest the next frame follows: the last complete frame's, or, before the
+        log is published, its header frame's (made here, once, and published as made)."""
+        if self._fd < 0:
+            encoder = self._encoder
+            if self._head is None:
+                origin = encoder.origin(self.paths.session_id)
+                self._head = encoder.header(self._header_json, origin)
+            return encoder.chain_of(self._head)
+        return self._chain
 
     def publish(self, data: bytes | Sequence[bytes], count: int) -> None:
         """Create the log holding `data` (its header frame first), or raise and leave none."""
@@ -84,32 +114,38 @@ class LogFile:
                 if paths.is_temp(name):
                     os.unlink(paths.directory / name)
             step = "publish"
-            temp = paths.temp(self._encoding, f"{os.getpid()}.{secrets.token_hex(4)}")
+            temp = paths.temp(self._encoder.encoding, f"{os.getpid()}.{secrets.token_hex(4)}")
             try:
                 self._fd = publish(temp, self.path, data)
             except FileExistsError:
                 raise SessionExists(paths.session_id, str(self.path)) from None
+            self._mark = MarkFile.open(paths.directory)
         except StorageError:
             raise
         except OSError as exc:
             raise self._failed(step, exc, count) from exc
         self._length = _size(data)
 
-    def commit(
-        self,
-        encode: Callable[[], bytes | Sequence[bytes]],
-        count: int,
-        header: Callable[[], bytes],
-    ) -> StorageError | None:
-        """Make `count` records durable: the whole frames `encode` returns, appended, or the
-        log published with them after `header()` (its header frame) if it is not yet. Returns
-        the storage error if that failed, any other failure (of `encode`, say: a bug) too."""
+    def commit(self, encode: Encode, count: int) -> StorageError | None:
+        """Make `count` records durable: the whole frames `encode(chain)` returns, appended, or
+        the log published with them after its header frame if it is not yet. Returns the
+        storage error if that failed, any other failure (of `encode`, say: a bug) too."""
         try:
-            data = encode()
+            data = encode(self.chain)
             if self.published:
                 self.append(data, count)
+                written = data
             else:
-                self.publish([header(), *([data] if isinstance(data, bytes) else data)], count)
+                assert self._head is not None  # made by self.chain
+                written = [self._head, *([data] if isinstance(data, bytes) else data)]
+                self.publish(written, count)
+            self._durable += count
+            last = written if isinstance(written, bytes) else written[-1] if written else b""
+            if last:
+                self._chain = self._encoder.chain_of(last)
+            if self._mark is not None:
+                chain = self._chain or bytes(32)
+                self._mark.write(Mark(self._durable, self._length, chain))
         except StorageError as exc:
             return exc
         except Exception as exc:  # a flush waiting for this must hear of any failure
@@ -138,10 +174,12 @@ class LogFile:
         self._dirty = False
 
     def close(self) -> None:
-        """Close the descriptor and give the lock up (the lock file stays)."""
+        """Close the descriptors and give the lock up (the lock file stays)."""
         fd, self._fd = self._fd, -1
         if fd >= 0:
             os.close(fd)
+        if self._mark is not None:
+            self._mark.close()
         if self._lock is not None:
             self._lock.release()
             self._lock = None
@@ -151,6 +189,8 @@ class LogFile:
         fd, self._fd = self._fd, -1
         if fd >= 0:
             os.close(fd)
+        if self._mark is not None:
+            self._mark.close()
 
     def _failed(self, step: str, exc: OSError, count: int) -> WriteFailed:
         cause = exc.strerror or str(exc)

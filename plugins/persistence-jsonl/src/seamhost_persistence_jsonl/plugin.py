@@ -28,7 +28,9 @@ class JsonlPersistence:
     @hookimpl
     def session_store(self) -> JsonlStore:
         if self._store is None:
-            from seamhost_persistence_jsonl.layout import configured_root
+            from seamhost import ConfigError
+            from seamhost_persistence_jsonl.errors import MacKeyRefused
+            from seamhost_persistence_jsonl.layout import configured_path, configured_root
             from seamhost_persistence_jsonl.store import (
                 DEFAULT_SNAPSHOT_EVERY,
                 DEFAULT_WINDOW_MS,
@@ -41,14 +43,22 @@ class JsonlPersistence:
                 from seamhost import CORE_EVENTS, EventCatalog
 
                 catalog = EventCatalog((*CORE_EVENTS, *self._event_types))
-            self._store = JsonlStore(
-                configured_root(config.get("root"), self._profile_path, self._environ),
-                compression=config.get("compression", "zstd"),
-                level=config.get("level", 3),
-                batch_window_ms=config.get("batch_window_ms", DEFAULT_WINDOW_MS),
-                snapshot_every=config.get("snapshot_every", DEFAULT_SNAPSHOT_EVERY),
-                catalog=catalog,
-            )
+            key_file = config.get("mac_key_file")
+            try:
+                self._store = JsonlStore(
+                    configured_root(config.get("root"), self._profile_path, self._environ),
+                    compression=config.get("compression", "zstd"),
+                    level=config.get("level", 3),
+                    batch_window_ms=config.get("batch_window_ms", DEFAULT_WINDOW_MS),
+                    snapshot_every=config.get("snapshot_every", DEFAULT_SNAPSHOT_EVERY),
+                    catalog=catalog,
+                    mac_key_file=configured_path(key_file, self._profile_path)
+                    if key_file
+                    else None,
+                )
+            except (MacKeyRefused, ValueError) as exc:
+                key = "plugins.persistence-jsonl.mac_key_file"
+                raise ConfigError(str(self._profile_path), key, str(exc)) from exc
         return self._store
 
     @hookimpl

@@ -19,7 +19,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import attrs
 import orjson
 
 from seamhost import (
@@ -30,6 +29,7 @@ from seamhost import (
     parse_envelope,
     plain_records,
 )
+from seamhost_persistence_jsonl.binding import origin
 from seamhost_persistence_jsonl.errors import (
     SessionCorrupted,
     UnknownRecordType,
@@ -42,21 +42,24 @@ from seamhost_persistence_jsonl.format import (
     FRAME_PREFIX,
     KIND_HEADER,
     KIND_RECORDS,
+    LOG_NAME,
     SKIPPABLE_MAGIC,
+    V1_FRAME_HEADER_SIZE,
     Encoding,
 )
+from seamhost_persistence_jsonl.frame_chain import NO_MAC, ChainCheck
+from seamhost_persistence_jsonl.plain import PLAIN_CHUNK, PlainLog
+from seamhost_persistence_jsonl.tail import Tail, decode_torn
 
 if TYPE_CHECKING:
     import zstandard
 
     from seamhost import EventCatalog
+    from seamhost_persistence_jsonl.binding import MacKey
+    from seamhost_persistence_jsonl.mark import Mark
 
-# A plain log is read in chunks of this size; a line longer than a chunk grows the buffer.
-PLAIN_CHUNK = 1 << 20
 # Bytes of lines parsed in one call when decoding a frame (bounds what a read holds at once).
 PARSE_CHUNK = 1 << 15
-# Bytes of a plain log's first line read before giving up on finding the header record's end.
-MAX_HEADER_LINE = 1 << 24
 _HEADER_FIELDS: tuple[tuple[str, type], ...] = (
     ("session_id", str),
     ("created", int),
@@ -66,21 +69,15 @@ _HEADER_FIELDS: tuple[tuple[str, type], ...] = (
 )
 
 
-@attrs.frozen
-class Tail:
-    """How a log ends: where its last complete write ends, and what follows it."""
+class LogScan(PlainLog):
+    """One pass over one session log: `header` at once, then `records()`, then `tail`.
 
-    clean_length: int  # a writer appends here (after cutting what follows)
-    size: int  # the bytes the scan looked at
-    torn_records: tuple[Record, ...] = ()  # decoded from a torn frame: to be written again
-
-    @property
-    def torn_bytes(self) -> int:
-        return self.size - self.clean_length
-
-
-class LogScan:
-    """One pass over one session log: `header` at once, then `records()`, then `tail`."""
+    The log's layout is the one its name gives. In layout 2 every frame's chain (and, with
+    `key`, its MAC) is checked (:mod:`.frame_chain`); `chain.binding()` says what was seen.
+    `mark`, the session's high-water mark read before the scan began, is checked when the scan
+    reaches it (:mod:`.mark`): a log that ends before it, or holds another frame there, is
+    refused as rolled back or rewritten.
+    """
 
     def __init__(
         self,
@@ -88,10 +85,19 @@ class LogScan:
         path: Path,
         encoding: Encoding,
         catalog: EventCatalog,
+        *,
+        key: MacKey | None = None,
+        mark: Mark | None = None,
     ) -> None:
         self.session_id = session_id
         self.path = path
         self.encoding = encoding
+        found = LOG_NAME.match(path.name)
+        self.layout = int(found.group(1)) if found else 1
+        self.bound = encoding == "zstd" and self.layout >= 2
+        self._head_size = FRAME_HEADER_SIZE if self.bound else V1_FRAME_HEADER_SIZE
+        self.chain = ChainCheck(origin(session_id) if self.bound else b"", key)
+        self._mark = mark
         self._known = frozenset(catalog.names())
         self._decompressor: zstandard.ZstdDecompressor | None = None
         self._fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
@@ -117,14 +123,20 @@ class LogScan:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def records(self, start: tuple[int, int] | None = None) -> Iterator[Record]:
+    def records(self, start: tuple[int, int, bytes] | None = None) -> Iterator[Record]:
         """Every record after the header, in seq order; sets `tail` once exhausted.
 
-        `start`, a (byte offset, seq) pair where a frame (or line) begins, reads from there on
-        instead: a resume snapshot covers what is before it (:mod:`.snapshots`). The scan
-        closes its file when the iteration ends (or the iterator is dropped).
+        `start`, a (byte offset, seq, chain digest) triple where a frame (or line) begins and
+        the digest of the frame before it, reads from there on instead: a resume snapshot
+        covers what is before it (:mod:`.snapshots`). The scan closes its file when the
+        iteration ends (or the iterator is dropped).
         """
-        offset, seq = start if start is not None else (self._start, 0)
+        offset, seq = (start[0], start[1]) if start is not None else (self._start, 0)
+        if start is not None:
+            self.chain.prev = start[2]
+        if self.chain.key is not None and not self.bound:  # else a forger writes layout 1
+            self.close()
+            raise self.corrupted(offset, NO_MAC + f" (a layout-{self.layout} {self.encoding} log)")
         if self.encoding == "zstd":
             return self._framed_records(offset, seq)
         return self._plain_records(offset, seq)
@@ -136,6 +148,31 @@ class LogScan:
 
     def unknown_type(self, record: Record, offset: int) -> UnknownRecordType:
         return UnknownRecordType(self.session_id, str(self.path), offset, record.seq, record.type)
+
+    def _end(self, tail: Tail) -> None:
+        """Take `tail` as how the log ends, once the mark agrees that nothing was cut away."""
+        mark = self._mark
+        if mark is not None and tail.clean_length < mark.offset:
+            raise self.corrupted(
+                tail.clean_length,
+                f"rolled back: the log ends here, after {tail.clean_length} bytes, but "
+                f"{mark.offset} bytes ({mark.seq} records) had been durable (session.mark); "
+                "records were cut away, and resuming could run an approved call again",
+            )
+        self.tail = tail
+
+    def _passed(self, offset: int, end: int) -> None:
+        """Check the frame [offset, end) against the mark, which may lie at its end or in it."""
+        mark = self._mark
+        if mark is None or not offset < mark.offset <= end:
+            return
+        bound = self.bound and any(mark.chain)
+        if mark.offset != end or (bound and self.chain.prev != mark.chain):
+            raise self.corrupted(
+                offset,
+                f"rewritten: the log held another frame ending at byte {mark.offset} when "
+                f"{mark.seq} records were durable (session.mark)",
+            )
 
     def _parse_header(self, line: bytes) -> SessionHeader:
         """The header record; its format version is checked before anything else in it."""
@@ -168,22 +205,25 @@ class LogScan:
 
     def _frame_info(self, offset: int, head: bytes) -> tuple[int, int, int, int, int] | None:
         """The checked fields of the frame header `head` read at `offset`; None on a torn tail."""
-        if len(head) < FRAME_HEADER_SIZE:
+        size = self._head_size
+        if len(head) < size:
             return None
         magic, length = FRAME_PREFIX.unpack_from(head)
         problem = None
         if magic != SKIPPABLE_MAGIC:
             problem = f"no frame header here (magic {magic:#010x})"
-        elif length != FRAME_INFO.size + FRAME_CHECK.size:
+        elif length != size - FRAME_PREFIX.size:
             problem = f"frame header of length {length}"
-        elif zlib.crc32(head[8:32]) != FRAME_CHECK.unpack_from(head, 32)[0]:
+        elif zlib.crc32(head[8 : size - 4]) != FRAME_CHECK.unpack_from(head, size - 4)[0]:
             problem = "frame header checksum mismatch"
+        elif head[9] and not self.bound:  # layout 1 has no flags
+            problem = f"frame flags {head[9]:#04x} in a layout-{self.layout} log"
         if problem is not None:
             if self._only_zeros_from(offset):
                 return None
             raise self.corrupted(offset, problem)
-        fields: tuple[int, int, int, int, int] = FRAME_INFO.unpack_from(head, 8)
-        return fields
+        kind, _flags, length, first, count, crc = FRAME_INFO.unpack_from(head, 8)
+        return kind, length, first, count, crc
 
     def _only_zeros_from(self, offset: int) -> bool:
         while offset < self.size:
@@ -197,24 +237,32 @@ class LogScan:
 
     def _framed_header(self) -> tuple[SessionHeader, int]:
         # The header frame is published whole, so anything short of it is damage, never a tear.
-        head = self._read(0, FRAME_HEADER_SIZE)
-        info = self._frame_info(0, head) if self.size >= FRAME_HEADER_SIZE else None
+        size = self._head_size
+        head = self._read(0, size)
+        info = self._frame_info(0, head) if self.size >= size else None
         if info is None:
             raise self.corrupted(0, "the header frame is incomplete")
-        kind, length, first, count, crc = info
+        kind, length, first, count, _ = info
         if kind != KIND_HEADER or first != 0 or count != 1:
             raise self.corrupted(0, "the first frame is not a header frame")
-        if FRAME_HEADER_SIZE + length > self.size:
+        if size + length > self.size:
             raise self.corrupted(0, "the header frame is incomplete")
-        content = self._payload(0, self._read(FRAME_HEADER_SIZE, length), length, crc)
+        # Its chain starts at the origin: bound to the id the store keeps the session under.
+        content = self._payload(0, head, self._read(size, length), length)
         if not content.endswith(b"\n") or content.count(b"\n") != 1:
             raise self.corrupted(0, "the header frame does not hold exactly one record")
-        return self._parse_header(content[:-1]), FRAME_HEADER_SIZE + length
+        self._passed(0, size + length)
+        return self._parse_header(content[:-1]), size + length
 
-    def _payload(self, offset: int, payload: bytes | memoryview, length: int, crc: int) -> bytes:
-        """The content of the frame at `offset`, its `payload` checked and decompressed."""
-        if len(payload) != length or zlib.crc32(payload) != crc:
+    def _payload(self, offset: int, head: bytes, payload: bytes | memoryview, length: int) -> bytes:
+        """The content of the frame at `offset`, its `payload` checked (its CRC, and in layout
+        2 its chain and MAC) and decompressed."""
+        if len(payload) != length or zlib.crc32(payload) != FRAME_INFO.unpack_from(head, 8)[5]:
             raise self.corrupted(offset, "frame checksum mismatch")
+        if self.bound:
+            problem = self.chain.follow(head, payload)
+            if problem is not None:
+                raise self.corrupted(offset, problem)
         import zstandard
 
         decompressor = self._decompressor
@@ -229,29 +277,27 @@ class LogScan:
     def _framed_records(self, offset: int, expected: int) -> Iterator[Record]:
         # This loop runs once per frame of every read, and a replay may be thousands of small
         # frames: it stays lean on purpose (one read per frame, records checked in bulk).
-        known = self._known
-        head = self._read(offset, FRAME_HEADER_SIZE)
+        known, size, chain = self._known, self._head_size, self.chain
+        head = self._read(offset, size)
         try:
             while offset < self.size:
                 info = self._frame_info(offset, head)
                 if info is None:
-                    self.tail = Tail(offset, self.size)
+                    self._end(Tail(offset, self.size, chain=chain.prev))
                     return
-                kind, length, first, count, crc = info
+                kind, length, first, count, _ = info
                 if kind != KIND_RECORDS or count == 0:
                     raise self.corrupted(offset, f"frame of kind {kind} with {count} records")
                 if first != expected:
                     problem = f"seq gap: frame starts at seq {first}, not {expected}"
                     raise self.corrupted(offset, problem)
-                end = offset + FRAME_HEADER_SIZE + length
+                end = offset + size + length
                 if end > self.size:
-                    torn = self._torn_frame(offset, first, count)
-                    yield from torn
-                    self.tail = Tail(offset, self.size, tuple(torn))
+                    yield from self._torn(offset, first, count)
                     return
                 # The payload and the next frame's header, in one read.
-                block = self._read(offset + FRAME_HEADER_SIZE, length + FRAME_HEADER_SIZE)
-                content = self._payload(offset, memoryview(block)[:length], length, crc)
+                block = self._read(offset + size, length + size)
+                content = self._payload(offset, head, memoryview(block)[:length], length)
                 head = block[length:]
                 del block
                 last = first + count
@@ -275,9 +321,10 @@ class LogScan:
                 if seq != last:
                     raise self.corrupted(offset, f"frame holds {seq - first} records, not {count}")
                 del content  # before the next frame is read: one frame in memory at a time
+                self._passed(offset, end)
                 expected = last
                 offset = end
-            self.tail = Tail(offset, self.size)
+            self._end(Tail(offset, self.size, chain=chain.prev))
         finally:
             self.close()
 
@@ -318,81 +365,15 @@ class LogScan:
         except MalformedRecord as exc:
             raise self.corrupted(offset, f"record seq {seq} is broken: {exc.problem}") from None
 
-    def _torn_frame(self, offset: int, first: int, count: int) -> list[Record]:
-        """The complete records that decode from the torn frame at `offset` (maybe none)."""
-        import zstandard
-
-        partial = os.pread(self._fd, self.size - offset, offset + FRAME_HEADER_SIZE)
-        try:
-            content = zstandard.ZstdDecompressor().decompressobj().decompress(partial)
-        except zstandard.ZstdError:
-            return []
-        records: list[Record] = []
-        start = 0
-        for seq in range(first, first + count):
-            end = content.find(b"\n", start)
-            if end < 0:
-                break
-            try:
-                record = parse_envelope(content[start:end])
-            except MalformedRecord:
-                break
-            if record.seq != seq:
-                break
+    def _torn(self, offset: int, first: int, count: int) -> list[Record]:
+        """The records kept of the torn frame at `offset`, once the tail is taken. With a key
+        none are: the frame's MAC cannot be checked before its payload is whole."""
+        torn: list[Record] = []
+        if self.chain.key is None:
+            partial = os.pread(self._fd, self.size - offset, offset + self._head_size)
+            torn = decode_torn(partial, first, count)
+        for record in torn:
             if record.type not in self._known and not record.ignorable:
                 raise self.unknown_type(record, offset)
-            records.append(record)
-            start = end + 1
-        return records
-
-    # -- plain logs -------------------------------------------------------------------------
-
-    def _plain_header(self) -> tuple[SessionHeader, int]:
-        buffer = b""
-        while b"\n" not in buffer:
-            if len(buffer) >= min(self.size, MAX_HEADER_LINE):
-                raise self.corrupted(0, "the header record's line is incomplete")
-            chunk = os.pread(self._fd, PLAIN_CHUNK, len(buffer))
-            if not chunk:
-                raise self.corrupted(0, "the header record's line is incomplete")
-            buffer += chunk
-        end = buffer.index(b"\n")
-        return self._parse_header(buffer[:end]), end + 1
-
-    def _plain_records(self, offset: int, expected: int) -> Iterator[Record]:
-        known = self._known
-        # `offset` is the file offset of buffer[0]
-        buffer = b""
-        position = offset
-        try:
-            while True:
-                chunk = os.pread(self._fd, min(PLAIN_CHUNK, self.size - position), position)
-                position += len(chunk)
-                if chunk:
-                    buffer = buffer + chunk if buffer else chunk
-                start = 0
-                while True:
-                    stop = buffer.find(b"\n", start)
-                    if stop < 0:
-                        break
-                    line_offset = offset + start
-                    try:
-                        record = parse_envelope(buffer[start:stop])
-                    except MalformedRecord as exc:
-                        problem = f"line is not a record: {exc.problem}"
-                        raise self.corrupted(line_offset, problem) from None
-                    if record.seq != expected:
-                        problem = f"seq gap: record seq {record.seq} where {expected} belongs"
-                        raise self.corrupted(line_offset, problem)
-                    if record.type not in known and not record.ignorable:
-                        raise self.unknown_type(record, line_offset)
-                    yield record
-                    expected += 1
-                    start = stop + 1
-                buffer = buffer[start:]
-                offset += start
-                if not chunk or position >= self.size:
-                    break
-            self.tail = Tail(offset, offset + len(buffer))
-        finally:
-            self.close()
+        self._end(Tail(offset, self.size, tuple(torn), self.chain.prev))
+        return torn

@@ -4,7 +4,8 @@ The kernel's snapshot document (``SnapshotWriter``, docs/design.md "Resume snaps
 next to the log as ``session.v1.resume``::
 
     <SHA-256, hex, of the next line>
-    {"format": 2, "seq": n, "offset": o, "check_from": c, "check": "<SHA-256 hex>", "pieces": e}
+    {"format": 2, "seq": n, "offset": o, "check_from": c, "check": "<SHA-256 hex>", "pieces": e,
+     "chain": "<hex>"}
     <the kernel's document, as given>
 
 The kernel's document carries its own digest of all its bytes (``seamhost.session.snapshot``),
@@ -17,7 +18,9 @@ another format, and replaced by the next snapshot).
 of the log, a frame boundary (framed logs) or a line boundary (plain logs). `check` is the
 SHA-256 of the log's bytes [c, o), at most CHECK_BYTES of them, so that opening checks, with one
 read of a few kilobytes, that the log still holds at that place what it held when the snapshot
-was taken; the records from `o` on are then read as usual (a frame there must start at seq `n`).
+was taken; the records from `o` on are then read as usual (a frame there must start at seq `n`,
+and, in a layout-2 log, follow `chain`, the chain digest of the frame ending at `o`: empty for an
+unbound log, and a snapshot of a bound log without it is ignored).
 
 The snapshot's pieces (``SnapshotPiece``: what the conversation gained since the last snapshot)
 are kept in ``session.v1.pieces``, one after the other; `pieces` is how many of its bytes are
@@ -27,8 +30,14 @@ piece, not the file. The kernel checks the bytes it gets back against its docume
 digests), so a lost, torn or stale pieces file only means the conversation is derived from the
 log.
 
-A missing file, a digest or check that does not match, an `offset` past the end of the log: the
-snapshot is ignored and the session is replayed in full. The file is written to a temp file
+With a MAC key (:mod:`.binding`), the first line also carries, after a space, the hex of a MAC
+of the meta line and the document's first line (which holds the digest covering the whole
+document, its window and pieces included): a store with the key ignores a snapshot without a
+valid one, since opening trusts a snapshot's state (an open turn, its approvals) without reading
+the log it stands for.
+
+A missing file, a digest, MAC or check that does not match, an `offset` past the end of the log:
+the snapshot is ignored and the session is replayed in full. The file is written to a temp file
 (``.session.v1.resume.<token>.tmp``) and renamed over the old one, without fsync: losing it, or
 finding it torn after a crash, costs a full replay and nothing else. Deleting it (or every
 snapshot of a root) changes nothing but the time opening takes.
@@ -43,12 +52,14 @@ import os
 import secrets
 from typing import TYPE_CHECKING, Any
 
+import attrs
 import orjson
 
 from seamhost_persistence_jsonl.durable import write_at
 
 if TYPE_CHECKING:
     from seamhost import SnapshotPiece, StoredSnapshot
+    from seamhost_persistence_jsonl.binding import MacKey
     from seamhost_persistence_jsonl.layout import SessionPaths
 
 SNAPSHOT_NAME = "session.v1.resume"
@@ -58,18 +69,28 @@ SNAPSHOT_FORMAT = 2
 CHECK_BYTES = 4096  # the log bytes before the covered point that a snapshot's check hashes
 
 
+@attrs.frozen
+class Point:
+    """A durable point of a log: `seq` records ending at byte `offset`, after `chain`."""
+
+    seq: int
+    offset: int
+    chain: bytes = b""
+
+
 def save(  # noqa: PLR0917 (the writer passes its point, body and pieces in one call)
     paths: SessionPaths,
     fd: int,
-    seq: int,
-    offset: int,
+    point: Point,
     body: bytes,
     piece: SnapshotPiece | None = None,
     kept: tuple[int, int] | None = None,
+    key: MacKey | None = None,
 ) -> tuple[int, int] | None:
-    """Keep `body` as the snapshot covering records [0, `seq`), which end at byte `offset`,
-    with `piece` after the pieces `kept` names: (seq, bytes) of the kept snapshot's pieces.
-    Returns what it now keeps: (`seq`, bytes of its pieces), or None without a piece."""
+    """Keep `body` as the snapshot covering records [0, `point.seq`), which end at byte
+    `point.offset`, with `piece` after the pieces `kept` names: (seq, bytes) of the kept
+    snapshot's pieces. Returns what it now keeps: (seq, bytes of its pieces), or None."""
+    seq, offset = point.seq, point.offset
     pieces = None if piece is None else _save_piece(paths, piece, kept)
     check_from = max(0, offset - CHECK_BYTES)
     covered = os.pread(fd, offset - check_from, check_from)
@@ -82,9 +103,13 @@ def save(  # noqa: PLR0917 (the writer passes its point, body and pieces in one 
         "check_from": check_from,
         "check": hashlib.sha256(covered).hexdigest(),
         "pieces": pieces,
+        "chain": point.chain.hex(),
     }
     line = orjson.dumps(meta) + b"\n"
-    head = hashlib.sha256(line).hexdigest().encode() + b"\n" + line  # the body has its own
+    digest = hashlib.sha256(line).hexdigest().encode()  # the body has its own
+    if key is not None:
+        digest += b" " + key.snapshot_tag(line + _first_line(body)).hex().encode()
+    head = digest + b"\n" + line
     temp = paths.directory / f"{SNAPSHOT_TEMP_PREFIX}{os.getpid()}.{secrets.token_hex(4)}.tmp"
     try:
         out = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
@@ -141,9 +166,11 @@ def kept_pieces(stored: StoredSnapshot | None) -> tuple[int, int] | None:
     return (pieces.seq, pieces.size) if isinstance(pieces, KeptPieces) else None
 
 
-def find(paths: SessionPaths, fd: int, size: int) -> tuple[int, int, bytes, int | None] | None:
-    """The kept snapshot's (seq, offset, body, bytes of its pieces or None) when it still
-    matches the log, else None.
+def find(
+    paths: SessionPaths, fd: int, size: int, key: MacKey | None = None
+) -> tuple[Point, bytes, int | None] | None:
+    """The kept snapshot's (point, body, bytes of its pieces or None) when it still matches
+    the log, else None.
 
     `fd` reads the log, `size` is its length. Reads the snapshot file and at most CHECK_BYTES
     of the log, whatever the log's length.
@@ -153,10 +180,13 @@ def find(paths: SessionPaths, fd: int, size: int) -> tuple[int, int, bytes, int 
             data = file.read()
     except OSError:
         return None
-    digest, _, rest = data.partition(b"\n")
+    first, _, rest = data.partition(b"\n")
     line, newline, body = rest.partition(b"\n")
+    digest, _, tag = first.partition(b" ")
     if not newline or digest != hashlib.sha256(line + newline).hexdigest().encode():
         return None  # the body is the kernel's document, which checks its own digest
+    if key is not None and not key.snapshot_matches(line + newline + _first_line(body), tag):
+        return None  # a store with a key trusts no state its writers could have made
     try:
         meta: Any = orjson.loads(line)
     except orjson.JSONDecodeError:
@@ -172,8 +202,19 @@ def find(paths: SessionPaths, fd: int, size: int) -> tuple[int, int, bytes, int 
     covered = os.pread(fd, offset - check_from, check_from)
     if hashlib.sha256(covered).hexdigest() != meta.get("check"):
         return None
-    pieces = meta.get("pieces")
-    return seq, offset, body, pieces if type(pieces) is int and pieces > 0 else None
+    pieces, chain = meta.get("pieces"), meta.get("chain", "")
+    if type(chain) is not str or len(chain) not in (0, 64):
+        return None
+    try:
+        point = Point(seq, offset, bytes.fromhex(chain))
+    except ValueError:
+        return None
+    return point, body, pieces if type(pieces) is int and pieces > 0 else None
+
+
+def _first_line(body: bytes) -> bytes:
+    """The kernel document's first line: its version and the digest that covers all of it."""
+    return body[: body.find(b"\n") + 1]
 
 
 def is_snapshot_file(name: str) -> bool:

@@ -21,6 +21,7 @@ import orjson
 
 from seamhost import SessionCheck, SessionHeader, SessionStat, StoredSnapshot
 from seamhost_persistence_jsonl import locking, snapshots
+from seamhost_persistence_jsonl.binding import DIGEST_SIZE, MacKey
 from seamhost_persistence_jsonl.deletion import delete_session
 from seamhost_persistence_jsonl.durable import make_directories, publish
 from seamhost_persistence_jsonl.errors import (
@@ -34,29 +35,40 @@ from seamhost_persistence_jsonl.format import (
     ENCODINGS,
     LAYOUT_VERSION,
     ROOT_MARKER,
+    ROOT_MARKER_FORMAT,
     Encoding,
     LogEncoder,
 )
+from seamhost_persistence_jsonl.frame_chain import describe_binding
 from seamhost_persistence_jsonl.layout import SessionPaths, unescape_id
 from seamhost_persistence_jsonl.logfile import OpenedLog
+from seamhost_persistence_jsonl.mark import read_mark
 from seamhost_persistence_jsonl.reading import LogScan
 from seamhost_persistence_jsonl.writing import JsonlWriter
 
 if TYPE_CHECKING:
     from seamhost import EventCatalog, Record
+    from seamhost_persistence_jsonl.mark import Mark
 
 DEFAULT_WINDOW_MS = 200
 DEFAULT_SNAPSHOT_EVERY = 1000
 
 
 class JsonlReader:
-    """A lock-free view of one stored session; each `records()` call streams the log afresh."""
+    """A lock-free view of one stored session; each `records()` call streams the log afresh
+    (checking it against the session's mark as it is then)."""
 
     def __init__(
-        self, session_id: str, path: Path, encoding: Encoding, catalog: EventCatalog
+        self,
+        session_id: str,
+        path: Path,
+        encoding: Encoding,
+        catalog: EventCatalog,
+        key: MacKey | None = None,
     ) -> None:
         self._args = (session_id, path, encoding, catalog)
-        with LogScan(*self._args) as scan:
+        self._key = key
+        with LogScan(*self._args, key=key) as scan:
             self._header = scan.header
 
     @property
@@ -64,7 +76,8 @@ class JsonlReader:
         return self._header
 
     def records(self) -> Iterator[Record]:
-        return LogScan(*self._args).records()
+        mark = read_mark(self._args[1].parent)  # before the scan measures the log
+        return LogScan(*self._args, key=self._key, mark=mark).records()
 
 
 class JsonlStore:
@@ -75,7 +88,8 @@ class JsonlStore:
     `batch_window_ms` the write-behind window, `snapshot_every` how many records become durable
     between two resume snapshots (0: none; :mod:`.snapshots`). `catalog` knows the event types
     a reader accepts (default: the core types); a record of another type must be marked
-    ignorable.
+    ignorable. `mac_key_file` names the key file whose key every frame written carries a MAC
+    under, and every frame read must (:mod:`.binding`; framed logs only).
     """
 
     name = "persistence-jsonl"
@@ -90,6 +104,7 @@ class JsonlStore:
         batch_window_ms: int = DEFAULT_WINDOW_MS,
         catalog: EventCatalog | None = None,
         snapshot_every: int = DEFAULT_SNAPSHOT_EVERY,
+        mac_key_file: str | os.PathLike[str] | None = None,
     ) -> None:
         if compression not in ENCODINGS:
             raise ValueError(f"compression must be one of {ENCODINGS}, not {compression!r}")
@@ -105,6 +120,14 @@ class JsonlStore:
             raise ValueError("snapshot_every must not be negative")
         self.snapshot_every = snapshot_every
         self._catalog = catalog
+        self.key: MacKey | None = None
+        if mac_key_file is not None:
+            if compression != "zstd":
+                raise ValueError(
+                    'mac_key_file needs compression = "zstd": a plain log has no frames to '
+                    "carry a MAC"
+                )
+            self.key = MacKey.load(Path(mac_key_file), self.root)
 
     def __repr__(self) -> str:
         return f"JsonlStore({str(self.root)!r}, compression={self.encoding!r})"
@@ -153,8 +176,9 @@ class JsonlStore:
             for name in os.listdir(paths.directory):
                 if paths.is_temp(name):
                     os.unlink(paths.directory / name)
+            mark = read_mark(paths.directory)
             fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
-            scan, resumed = self._scan_tail(paths, path, encoding, fd)
+            scan, resumed = self._scan_tail(paths, path, encoding, fd, mark)
             existing = list(scan.records()) if resumed is None else None
             assert scan.tail is not None  # set once records() is exhausted
         except BaseException:
@@ -164,29 +188,36 @@ class JsonlStore:
                 lock.release()
             locking.release(claim)
             raise
-        opened = OpenedLog(fd, lock, scan.tail)
+        opened = OpenedLog(path, fd, lock, scan.tail)
         return self._writer(
-            paths, scan.header, claim, existing=existing, opened=opened, resumed=resumed
+            paths,
+            scan.header,
+            claim,
+            existing=existing,
+            opened=opened,
+            resumed=resumed,
+            layout=scan.layout,
         )
 
     def _scan_tail(
-        self, paths: SessionPaths, path: Path, encoding: Encoding, fd: int
+        self, paths: SessionPaths, path: Path, encoding: Encoding, fd: int, mark: Mark | None
     ) -> tuple[LogScan, StoredSnapshot | None]:
         """A scan of the log, and the resume snapshot with the records after it when one
         matches the log (:mod:`.snapshots`); without one, the scan is left for a full read."""
-        scan = LogScan(paths.session_id, path, encoding, self.catalog)
-        found = snapshots.find(paths, fd, os.fstat(fd).st_size)
-        if found is None:
+        args = (paths.session_id, path, encoding, self.catalog)
+        scan = LogScan(*args, key=self.key, mark=mark)
+        found = snapshots.find(paths, fd, os.fstat(fd).st_size, self.key)
+        if found is None or (scan.bound and len(found[0].chain) != DIGEST_SIZE):
             return scan, None
-        seq, offset, body, pieces = found
+        point, body, pieces = found
         try:
-            tail = tuple(scan.records((offset, seq)))
+            tail = tuple(scan.records((point.offset, point.seq, point.chain)))
         except SessionCorrupted:
             # Damage after the snapshot is the log's, and a full read reports it the same way;
             # read in full so that a snapshot can never be the reason a session is refused.
-            return LogScan(paths.session_id, path, encoding, self.catalog), None
-        kept = snapshots.KeptPieces(paths, seq, pieces) if pieces else None
-        return scan, StoredSnapshot(seq, body, tail, kept)
+            return LogScan(*args, key=self.key, mark=mark), None
+        kept = snapshots.KeptPieces(paths, point.seq, pieces) if pieces else None
+        return scan, StoredSnapshot(point.seq, body, tail, kept)
 
     def _reader_of(self, paths: SessionPaths, count: int) -> Callable[[], list[Record]]:
         """Reads the first `count` records of the log (a resumed writer's `existing()`)."""
@@ -194,7 +225,7 @@ class JsonlStore:
 
         def records() -> list[Record]:
             found: list[Record] = []
-            scan = LogScan(paths.session_id, path, encoding, self.catalog).records()
+            scan = LogScan(paths.session_id, path, encoding, self.catalog, key=self.key).records()
             try:
                 for record in scan:
                     if record.seq >= count:
@@ -215,12 +246,13 @@ class JsonlStore:
         existing: list[Record] | None = None,
         opened: OpenedLog | None = None,
         resumed: StoredSnapshot | None = None,
+        layout: int = LAYOUT_VERSION,
     ) -> JsonlWriter:
         count = resumed.seq + len(resumed.tail) if resumed is not None else 0
         return JsonlWriter(
             paths,
             header,
-            encoder=LogEncoder(self.encoding, self.level),
+            encoder=LogEncoder(self.encoding, self.level, layout=layout, key=self.key),
             window=self.window,
             claim=claim,
             prepare_root=self._prepare_root,
@@ -236,7 +268,7 @@ class JsonlStore:
     def read(self, session_id: str) -> JsonlReader:
         paths = SessionPaths.of(self.root, session_id)
         path, encoding = paths.require_log()
-        return JsonlReader(session_id, path, encoding, self.catalog)
+        return JsonlReader(session_id, path, encoding, self.catalog, self.key)
 
     def ids(self) -> Iterator[str]:
         """The id of every published session under the root (unreadable ones included)."""
@@ -269,12 +301,16 @@ class JsonlStore:
             return SessionStat(scan.header, str(path), scan.size, modified)
 
     def verify(self, session_id: str) -> SessionCheck:
-        """Read a whole session and report what is intact, torn or corrupted."""
-        path, encoding = SessionPaths.of(self.root, session_id).require_log()
+        """Read a whole session and report what is intact, torn or corrupted, and how it is
+        bound to the session (:func:`~seamhost_persistence_jsonl.frame_chain.describe_binding`)."""
+        paths = SessionPaths.of(self.root, session_id)
+        path, encoding = paths.require_log()
+        mark = read_mark(paths.directory)  # before the scan measures the log
         count = 0
         size = 0
+        scan: LogScan | None = None
         try:
-            with LogScan(session_id, path, encoding, self.catalog) as scan:
+            with LogScan(session_id, path, encoding, self.catalog, key=self.key, mark=mark) as scan:
                 size = scan.size
                 for _ in scan.records():
                     count += 1
@@ -287,6 +323,7 @@ class JsonlStore:
                 str(path),
                 problem=exc.problem,
                 offset=exc.offset,
+                binding=describe_binding(scan, mark) if scan is not None else None,
             )
         assert tail is not None  # set once records() is exhausted
         return SessionCheck(
@@ -296,6 +333,7 @@ class JsonlStore:
             str(path),
             torn_records=len(tail.torn_records),
             torn_bytes=tail.torn_bytes,
+            binding=describe_binding(scan, mark),
         )
 
     def kept_snapshot(self, session_id: str) -> StoredSnapshot | None:
@@ -304,12 +342,12 @@ class JsonlStore:
         path, _ = paths.require_log()
         fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
         try:
-            found = snapshots.find(paths, fd, os.fstat(fd).st_size)
+            found = snapshots.find(paths, fd, os.fstat(fd).st_size, self.key)
         finally:
             os.close(fd)
         if found is None:
             return None
-        seq, _, body, pieces = found
+        seq, body, pieces = found[0].seq, found[1], found[2]
         return StoredSnapshot(
             seq, body, (), snapshots.KeptPieces(paths, seq, pieces) if pieces else None
         )
@@ -339,7 +377,7 @@ class JsonlStore:
         make_directories(self.root)
         marker = self.root / ROOT_MARKER
         if not marker.exists():
-            body = orjson.dumps({"format": LAYOUT_VERSION, "encoding": self.encoding}) + b"\n"
+            body = orjson.dumps({"format": ROOT_MARKER_FORMAT, "encoding": self.encoding}) + b"\n"
             temp = self.root / f".{ROOT_MARKER}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
             # When another writer published it first, it is checked below like any other.
             with contextlib.suppress(FileExistsError):

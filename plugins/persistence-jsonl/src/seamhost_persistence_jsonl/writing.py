@@ -117,12 +117,14 @@ class JsonlWriter:
         # True while a batch is written or frames packed (by the thread or an idle loop's flush).
         self._writing = False
         self._published = opened is not None
-        self._closing = False
-        self._close_attempted = False
+        self._closing = self._close_attempted = False
         self._failures = 0
         self._last_error: StorageError | None = None
         # Used by whoever holds the `_writing` flag (and by close() once the thread has ended):
-        self._file = LogFile(paths, encoder.encoding, prepare_root=prepare_root, opened=opened)
+        head, durable = jsonvalue.dumps(header.to_json()), self._durable
+        self._file = LogFile(
+            paths, encoder, head, prepare_root=prepare_root, opened=opened, durable=durable
+        )
 
     # -- the SessionWriter protocol ---------------------------------------------------------
 
@@ -148,13 +150,15 @@ class JsonlWriter:
         with self._state:
             if self._writing or not self._published or self._closing:
                 return None
-            return SnapshotMark(self._durable, {"offset": self._file.length})
+            token = {"offset": self._file.length, "chain": self._file.chain.hex()}
+            return SnapshotMark(self._durable, token)
 
     def save_snapshot(
         self, mark: SnapshotMark, body: bytes, piece: SnapshotPiece | None = None
     ) -> None:
-        at, kept = mark.token["offset"], self._kept
-        self._kept = snapshots.save(self._paths, self._file.fd, mark.seq, at, body, piece, kept)
+        point = snapshots.Point(mark.seq, mark.token["offset"], bytes.fromhex(mark.token["chain"]))
+        fd, key = self._file.fd, self._encoder.key
+        self._kept = snapshots.save(self._paths, fd, point, body, piece, self._kept, key)
 
     def submit(self, record: Record) -> None:
         """Queue `record`; raises `BatchRejected` unless its seq is the next one."""
@@ -205,8 +209,7 @@ class JsonlWriter:
             return
         if job is None:
             count = len(lines)
-            encode = partial(self._encoder.small_batch, lines, first)
-            error = self._file.commit(encode, count, self._header_frame)
+            error = self._file.commit(partial(self._encoder.small_batch, lines, first), count)
         else:
             count, error = len(job.lines), self._attempt(job)
         for waiter in self._finish(count, [], error, inline=True):  # other threads' flushes
@@ -303,7 +306,7 @@ class JsonlWriter:
     def _pack(self, job: Pack) -> None:
         """Compress full frames ahead of their write (in the writing thread)."""
         try:
-            frames = self._encoder.frames(job.lines, job.first_seq, job.cuts)
+            frames = self._encoder.frames(job.lines, job.first_seq, job.cuts, job.prev)
         except Exception:
             frames = None  # the batch compresses these lines again and reports any failure
         with self._state:
@@ -317,12 +320,7 @@ class JsonlWriter:
 
     def _attempt(self, job: Batch) -> StorageError | None:
         """Make `job` durable: publish the log with it, or append it; the error, if it failed."""
-        return self._file.commit(
-            partial(job.pieces, self._encoder), len(job.lines), self._header_frame
-        )
-
-    def _header_frame(self) -> bytes:
-        return self._encoder.header(jsonvalue.dumps(self._header.to_json()))
+        return self._file.commit(partial(job.pieces, self._encoder), len(job.lines))
 
     def _next_job(self) -> Batch | Pack | float | None:
         """The thread's next job (with `_state` held): a write, a frame to pack, how long to
@@ -347,7 +345,9 @@ class JsonlWriter:
             if cuts:
                 self._writing = True
                 lines = self._lines[start : start + cuts[-1]]
-                return Pack(lines, self._durable + start, cuts)
+                packed = self._packed
+                prev = self._encoder.chain_of(packed[-1]) if packed else self._file.chain
+                return Pack(lines, self._durable + start, cuts, prev)
         if remaining < math.inf:
             self._idle_polls = 0
             return remaining

@@ -27,6 +27,7 @@ log says which rule or person decided, or which answerers were tried and what to
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -113,8 +114,11 @@ class ApprovalService:
         escalation: SandboxMode | None = None,
         justification: str | None = None,
     ) -> ApprovalDecision:
-        # The seq the question will take makes the id unique even when a model reuses a call id.
-        approval_id = f"approval-{call.call_id}-{session.next_seq}"
+        # The seq the question will take makes the id unique in the session even when a model
+        # reuses a call id, and keeps it readable; the random part makes it unique across
+        # sessions, so that an answer (or a log spliced) from another session names nothing
+        # here, as a call id and a seq repeat in every run of one scenario.
+        approval_id = f"approval-{call.call_id}-{session.next_seq}-{os.urandom(6).hex()}"
         if not turn_open:
             return ApprovalDecision(
                 approval_id,

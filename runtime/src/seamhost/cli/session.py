@@ -162,6 +162,8 @@ def describe_check(check: SessionCheck) -> str:
             f"{esc(check.problem or '')}; {check.records} record(s) before it are intact"
         )
     text = f"[green]✓ {sid}[/green]: {check.records} record(s), {format_size(check.size)}"
+    if check.binding is not None:
+        text += f", {esc(check.binding)}"
     if check.torn_bytes:
         text += (
             f"; torn tail of {check.torn_bytes} byte(s) from an interrupted write "

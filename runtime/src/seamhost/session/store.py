@@ -91,7 +91,9 @@ class SessionCheck:
     `records` counts the records that read back intact (up to the damage, when there is any).
     A torn tail (`torn_bytes` past the last complete write, `torn_records` of them recovered) is
     the normal trace of a crash, not damage; `problem` (with its byte `offset`, when the store
-    knows it) says what is damaged, and is None for an intact session.
+    knows it) says what is damaged, and is None for an intact session. `binding`, when the
+    store binds its logs to their session, says how this one is (e.g. "bound", "keyed",
+    "unbound (...)"); None from a store that does not say.
     """
 
     session_id: str  # the session checked
@@ -102,6 +104,7 @@ class SessionCheck:
     torn_bytes: int = 0  # bytes past the last complete write
     problem: str | None = None  # what is damaged; None for an intact session
     offset: int | None = None  # the byte offset of the damage, when known
+    binding: str | None = None  # how the log is bound to the session, when the store says
 
     @property
     def intact(self) -> bool:
