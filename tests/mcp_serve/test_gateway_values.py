@@ -51,6 +51,33 @@ LOCAL = {"host": "127.0.0.1:8765"}
         ({**LOCAL, "origin": "file://localhost"}, 403),
         ({"host": "evil.example:8765"}, 403),
         ({"host": "[::1]:8765"}, None),
+        ({"host": "localhost:8765"}, None),
+        ({"host": "LocalHost"}, None),  # host names are case-insensitive
+        ({**LOCAL, "origin": "HTTP://LOCALHOST:3000"}, None),
+        # Parsed strictly: a loopback name must be the whole host, not a prefix or userinfo.
+        ({**LOCAL, "origin": "http://127.0.0.1:1@evil.com"}, 403),
+        ({**LOCAL, "origin": "http://localhost@evil.com"}, 403),
+        ({**LOCAL, "origin": "http://127.0.0.1\\@evil.com"}, 403),
+        ({**LOCAL, "origin": "http://[::1].evil.com"}, 403),
+        ({**LOCAL, "origin": "http://[::1]x:80"}, 403),
+        ({**LOCAL, "origin": "http://127.0.0.1.evil.com"}, 403),
+        ({**LOCAL, "origin": "http://localhost./"}, 403),
+        ({**LOCAL, "origin": "http://127.0.0.1/path"}, 403),
+        ({**LOCAL, "origin": "http://127.0.0.1:99999"}, 403),
+        ({**LOCAL, "origin": "http://127.1"}, 403),
+        ({**LOCAL, "origin": "http://[::1%25eth0]"}, 403),
+        ({**LOCAL, "origin": "http://evil.com#@127.0.0.1"}, 403),
+        ({**LOCAL, "origin": " http://localhost"}, 403),
+        ({"host": "[::1].evil.com"}, 403),
+        ({"host": "[::1].evil.com:8765"}, 403),
+        ({"host": "127.0.0.1:1@evil.com"}, 403),
+        ({"host": "127.0.0.1.evil.com:8765"}, 403),
+        ({"host": "localhost.evil.com"}, 403),
+        ({"host": "127.0.0.1:"}, 403),
+        ({"host": "127.0.0.1:99999"}, 403),
+        ({"host": "[::1%25lo]:8765"}, 403),
+        ({"host": ""}, 403),
+        ({}, 403),
     ],
 )
 def test_a_loopback_door_checks_origin_and_host(
@@ -81,6 +108,11 @@ def test_binds() -> None:
             parse_bind(bad)
     assert is_loopback("127.0.0.2")
     assert is_loopback("::1")
+    assert is_loopback("localhost")
+    assert not is_loopback("localhost.evil.com")
+    assert not is_loopback("[::1].evil.com")
+    assert not is_loopback("::1%lo")
+    assert not is_loopback("127.1")
     assert not is_loopback("0.0.0.0")
     assert not is_loopback("10.0.0.1")
     with pytest.raises(click.UsageError, match="--token-env"):

@@ -10,6 +10,8 @@ above ``run`` and below ``cli``, and only ``mcp serve`` imports it: the ``mcp`` 
 * :mod:`.results`: a :class:`~seamhost.tool.result.ToolResult` as a ``CallToolResult``;
 * :mod:`.conductor`: one connection's calls as turns of a durable session;
 * :mod:`.elicitation`: approvals asked of the client's user;
-* :mod:`.server`: the SDK server and the stdio transport; :mod:`.http`: streamable HTTP and its
-  door (loopback by default, ``Origin``, the bearer token).
+* :mod:`.server`: the SDK server and the stdio transport; :mod:`.malformed`: JSON-RPC error
+  replies to stdio lines that are not messages;
+* :mod:`.http`: streamable HTTP and its door (loopback by default, ``Origin``, the bearer
+  token).
 """

@@ -12,6 +12,12 @@
 * on a loopback bind, ``Host`` must name a loopback address too (rebinding again);
 * with a token, ``Authorization: Bearer <token>`` must match it (compared in constant time).
 
+``Origin`` and ``Host`` are parsed strictly (:func:`authority_host`): the whole value must be
+``host[:port]`` (``scheme://host[:port]`` for an origin), and the host must be exactly
+``localhost`` or a loopback address literal. So ``http://127.0.0.1:1@evil.com`` (a loopback
+name as userinfo), ``[::1].evil.com`` or ``localhost.evil.com`` (a loopback name as a prefix),
+a path, a zone id or ``127.1`` are refused.
+
 A refused request gets 403 (401 for the token) and a JSON-RPC error body; it is logged on
 standard error (one line: method, path, peer, why) and never reaches the SDK, so nothing is
 dispatched and no session is touched.
@@ -26,6 +32,7 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import json
+import re
 import sys
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import TYPE_CHECKING, Any
@@ -41,8 +48,15 @@ Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
-LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
+LOOPBACK_NAME = "localhost"
 PATH = "/mcp"
+# ``host [":" port]`` as RFC 9110 allows it in ``Host`` and RFC 6454 in ``Origin``: a bracketed
+# IPv6 literal or a name of letters, digits, dots and hyphens, then at most a port. Anything
+# else (userinfo, a path, a zone id, text after the bracket) is not a host this door knows.
+_AUTHORITY = re.compile(
+    r"(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<name>[A-Za-z0-9.-]+))(?::(?P<port>[0-9]{1,5}))?"
+)
+_ORIGIN = re.compile(r"(?P<scheme>[A-Za-z]+)://(?P<authority>.*)", re.DOTALL)
 
 
 def parse_bind(text: str) -> tuple[str, int]:
@@ -55,20 +69,44 @@ def parse_bind(text: str) -> tuple[str, int]:
 
 
 def is_loopback(host: str) -> bool:
-    """Whether `host` (a name or address, as bound or as a Host header names it) is loopback."""
-    if host in LOOPBACK_NAMES:
+    """Whether `host` (a bare name or address, as bound) is exactly a loopback name or address.
+
+    ``localhost`` (any case), or an IP address literal on the loopback network: no prefix of a
+    longer name, no zone id, no shorthand such as ``127.1``.
+    """
+    if host.lower() == LOOPBACK_NAME:
         return True
+    if "%" in host:  # a zone id names an interface, not a host
+        return False
     try:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
 
 
-def _hostname(netloc: str) -> str:
-    """The host part of ``host[:port]`` or ``[v6]:port``."""
-    if netloc.startswith("["):
-        return netloc[1 : netloc.find("]")] if "]" in netloc else netloc
-    return netloc.rsplit(":", 1)[0] if netloc.count(":") == 1 else netloc
+def authority_host(text: str) -> str | None:
+    """The host of ``host[:port]`` (``[v6]:port``) parsed strictly; ``None`` when malformed."""
+    match = _AUTHORITY.fullmatch(text)
+    if match is None:
+        return None
+    port = match["port"]
+    if port is not None and int(port) > 65535:
+        return None
+    if match["v6"] is not None:
+        try:
+            return str(ipaddress.IPv6Address(match["v6"]))
+        except ValueError:
+            return None
+    return str(match["name"])
+
+
+def loopback_origin(origin: str) -> bool:
+    """Whether `origin` is exactly ``http(s)://HOST[:PORT]`` with a loopback HOST."""
+    match = _ORIGIN.fullmatch(origin)
+    if match is None or match["scheme"].lower() not in ("http", "https"):
+        return False
+    host = authority_host(match["authority"])
+    return host is not None and is_loopback(host)
 
 
 @attrs.frozen
@@ -91,13 +129,12 @@ class Door:
     def refusal(self, headers: dict[str, str]) -> tuple[int, str] | None:
         """``(status, why)`` for a request these headers cannot come in with; ``None``: welcome."""
         origin = headers.get("origin")
-        if origin is not None and origin not in self.origins:
-            netloc = origin.split("://", 1)[-1]
-            if not origin.startswith(("http://", "https://")) or not is_loopback(_hostname(netloc)):
-                return 403, f"the Origin {origin!r} is not allowed (--allow-origin accepts one)"
+        if origin is not None and origin not in self.origins and not loopback_origin(origin):
+            return 403, f"the Origin {origin!r} is not allowed (--allow-origin accepts one)"
         if is_loopback(self.host):
             host = headers.get("host", "")
-            if not is_loopback(_hostname(host)):
+            named = authority_host(host)
+            if named is None or not is_loopback(named):
                 return 403, f"the Host {host!r} is not a loopback name on a loopback bind"
         if self.token is not None:
             given = headers.get("authorization", "")
@@ -190,4 +227,4 @@ async def serve_http(gateway: Gateway, instructions: str, door: Door) -> None:
         await gateway.close()
 
 
-__all__ = ["Door", "is_loopback", "parse_bind", "serve_http"]
+__all__ = ["Door", "authority_host", "is_loopback", "loopback_origin", "parse_bind", "serve_http"]

@@ -8,10 +8,12 @@ instructions; over HTTP a connection is an MCP session (``Mcp-Session-Id``; a re
 one is a connection of its own), and the id of its seamhost session is in every result's
 ``_meta`` (``seamhost/session``).
 
-Requests the SDK cannot parse (malformed JSON-RPC, unknown methods, invalid params) get its
-protocol errors; a call whose arguments are not an object, or are larger than
-:data:`MAX_ARGUMENTS_BYTES`, gets an ``INVALID_ARGUMENTS`` error result before anything is
-recorded; every other call, to an unknown tool included, goes to the pipeline and its log.
+A stdio line that is not a JSON-RPC message gets a JSON-RPC error reply (``-32700`` when it
+is not JSON, ``-32600`` when it is JSON of another shape: :mod:`.malformed`); unknown methods
+and invalid params get the SDK's protocol errors; a call whose arguments are not an object,
+or are larger than :data:`MAX_ARGUMENTS_BYTES`, gets an ``INVALID_ARGUMENTS`` error result
+before anything is recorded; every other call, to an unknown tool included, goes to the
+pipeline and its log.
 """
 
 from __future__ import annotations
@@ -212,10 +214,13 @@ async def serve_stdio(gateway: Gateway, instructions: str) -> None:
     """Serve one connection on standard input and output until the client closes it."""
     from mcp.server.stdio import stdio_server
 
+    from seamhost.gateway.malformed import AnsweringMalformed
+
     server = gateway.server(instructions)
     try:
         async with stdio_server() as (read, write):
-            await server.run(read, write, server.create_initialization_options())
+            answering = AnsweringMalformed(read, write)
+            await server.run(answering, write, server.create_initialization_options())
     finally:
         await gateway.close()
 
