@@ -13,5 +13,7 @@ above ``run`` and below ``cli``, and only ``mcp serve`` imports it: the ``mcp`` 
 * :mod:`.server`: the SDK server and the stdio transport; :mod:`.malformed`: JSON-RPC error
   replies to stdio lines that are not messages;
 * :mod:`.http`: streamable HTTP and its door (loopback by default, ``Origin``, the bearer
-  token).
+  token); :mod:`.limits` and :mod:`.connections`: what bounds its sessions, connections,
+  headers and bodies;
+* :mod:`.logs`: one line on standard error per logged event, never a traceback.
 """

@@ -22,31 +22,39 @@ A refused request gets 403 (401 for the token) and a JSON-RPC error body; it is 
 standard error (one line: method, path, peer, why) and never reaches the SDK, so nothing is
 dispatched and no session is touched.
 
+Behind the door, :mod:`.limits` bounds each body and :mod:`.connections` the connections and
+their headers; the SDK counts the MCP sessions and ends idle ones.
+
 A client that ends its MCP session (``DELETE`` with its ``Mcp-Session-Id``, which the SDKs send
-when they close) has its seamhost session settled, flushed and closed then; the others are
-closed when the server stops.
+when they close) has its seamhost session settled, flushed and closed then; one idle for the
+idle timeout has it closed by :meth:`~seamhost.gateway.server.Gateway.close_idle`; the others
+are closed when the server stops.
 """
 
 from __future__ import annotations
 
 import hmac
 import ipaddress
-import json
 import re
-import sys
-from collections.abc import Awaitable, Callable, MutableMapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
 
 import attrs
 import click
 
+from seamhost.gateway.limits import (
+    ASGIApp,
+    HttpLimits,
+    Receive,
+    Scope,
+    Send,
+    bounded_bodies,
+    note,
+    refuse,
+)
+
 if TYPE_CHECKING:
     from seamhost.gateway.server import Gateway
-
-Scope = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
-Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 LOOPBACK_NAME = "localhost"
 PATH = "/mcp"
@@ -162,51 +170,50 @@ class Door:
                 return
             status, why = refused
             peer = scope.get("client") or ("?", 0)
-            print(
-                f"seamhost mcp serve: refused {scope.get('method')} {scope.get('path')} from "
-                f"{peer[0]}:{peer[1]}: {why}",
-                file=sys.stderr,
-                flush=True,
+            note(
+                f"refused {scope.get('method')} {scope.get('path')} from {peer[0]}:{peer[1]}: {why}"
             )
-            body = json.dumps(
-                {"jsonrpc": "2.0", "id": None, "error": {"code": -32001, "message": why}}
-            ).encode()
             extra = [(b"www-authenticate", b"Bearer")] if status == 401 else []
-            await send(
-                {
-                    "type": "http.response.start",
-                    "status": status,
-                    "headers": [(b"content-type", b"application/json"), *extra],
-                }
-            )
-            await send({"type": "http.response.body", "body": body})
+            await refuse(send, status, why, *extra)
 
         return guarded
 
 
-async def serve_http(gateway: Gateway, instructions: str, door: Door) -> None:
-    """Serve streamable HTTP behind `door` until stopped (SIGTERM, SIGINT)."""
+async def serve_http(
+    gateway: Gateway, instructions: str, door: Door, limits: HttpLimits | None = None
+) -> None:
+    """Serve streamable HTTP behind `door`, within `limits`, until stopped (SIGTERM, SIGINT)."""
+    import asyncio
+
     import uvicorn
     from mcp.server.transport_security import TransportSecuritySettings
 
+    from seamhost.gateway.connections import bounded_protocol
+
+    limits = limits or HttpLimits()
     server = gateway.server(instructions)
     # The door checks Origin and Host itself (with the operator's allowed origins).
     app = server.streamable_http_app(
         streamable_http_path=PATH,
         host=door.host,
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+        max_sessions=limits.max_sessions,
+        session_idle_timeout=limits.idle_timeout,
+        max_request_body_size=limits.max_body_bytes,
     )
     config = uvicorn.Config(
-        door.guard(app, gateway.forget),
+        door.guard(bounded_bodies(app, limits), gateway.forget),
         host=door.host,
         port=door.port,
+        http=bounded_protocol(limits.max_connections, limits.request_timeout),
+        log_config=None,  # the command routes every logger to one line each (gateway/logs.py)
         log_level="warning",
+        access_log=False,
         lifespan="on",
     )
     web = uvicorn.Server(config)
-    import asyncio
-
     serving = asyncio.ensure_future(web.serve())
+    idle = asyncio.ensure_future(gateway.close_idle(limits.idle_timeout))
     try:
         while not web.started and not serving.done():
             await asyncio.sleep(0.01)
@@ -214,13 +221,10 @@ async def serve_http(gateway: Gateway, instructions: str, door: Door) -> None:
             socket = web.servers[0].sockets[0]
             host, port = socket.getsockname()[:2]
             shown = f"[{host}]" if ":" in host else host
-            print(
-                f"seamhost mcp serve: listening on http://{shown}:{port}{PATH}",
-                file=sys.stderr,
-                flush=True,
-            )
+            note(f"listening on http://{shown}:{port}{PATH}")
         await serving
     finally:
+        idle.cancel()
         if not serving.done():
             web.should_exit = True
             await asyncio.wait([serving])
