@@ -157,3 +157,13 @@ def closed_by_server(sock: socket.socket, within: float) -> tuple[bool, int]:
             return True, status
         data += chunk
     return False, 0
+
+
+def trickle(sockets: list[socket.socket], seconds: float, every: float = 0.2) -> None:
+    """Send each socket one more header byte every `every` seconds, for `seconds` (slowloris)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        for sock in sockets:
+            with contextlib.suppress(OSError):  # refused and closed already
+                sock.send(b"X")
+        time.sleep(every)
