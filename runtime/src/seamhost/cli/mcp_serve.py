@@ -73,8 +73,8 @@ if TYPE_CHECKING:
     "--idle-timeout",
     type=click.FloatRange(min=0, min_open=True),
     metavar="SECONDS",
-    help="HTTP: close an MCP session (and its seamhost session) after SECONDS without a "
-    "request in flight or an open stream (default 600).",
+    help="HTTP: end an MCP session after SECONDS without a request in flight or an open "
+    "stream, and close a seamhost session after SECONDS without a call (default 600).",
 )
 @click.option(
     "--request-timeout",
