@@ -85,6 +85,16 @@ BAD_PROFILES = {
         "'SEAMHOST_TEST_UNSET' is not set",
     ),
     "bad-sandbox-mode": ('[sandbox]\nmode = "yolo"\n', "sandbox.mode", "read-only"),
+    "gateway-not-a-boolean": (
+        '[gateway]\nelicitation_may_escalate = "yes"\n',
+        "gateway.elicitation_may_escalate",
+        "expected true or false",
+    ),
+    "gateway-unknown-key": (
+        "[gateway]\nmay_escalate = true\n",
+        "gateway.may_escalate",
+        "expected one of: elicitation_may_escalate",
+    ),
 }
 
 
@@ -173,6 +183,25 @@ def test_extends_merges_parents_left_to_right_then_the_file(site: PluginSite) ->
     assert greet is not None
     assert dict(greet.config) == {"word": "left", "count": 3}
     assert profile.sandbox.mode is SandboxMode.WORKSPACE_WRITE
+
+
+def test_gateway_keys_merge_later_wins_and_default_to_false(site: PluginSite) -> None:
+    base = write(site, "base.toml", "[plugins.greet]\n")
+    assert resolve_profile(str(base)).gateway.elicitation_may_escalate is False
+    on = write(
+        site,
+        "on.toml",
+        '[profile]\nextends = "base.toml"\n[gateway]\nelicitation_may_escalate = true\n',
+    )
+    assert resolve_profile(str(on)).gateway.elicitation_may_escalate is True
+    off = write(
+        site,
+        "off.toml",
+        '[profile]\nextends = "on.toml"\n[gateway]\nelicitation_may_escalate = false\n',
+    )
+    profile = resolve_profile(str(off))
+    assert profile.gateway.elicitation_may_escalate is False
+    assert profile.to_json()["gateway"] == {"elicitation_may_escalate": False}
 
 
 def test_enabled_false_removes_an_inherited_plugin(site: PluginSite) -> None:

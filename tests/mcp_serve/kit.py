@@ -99,7 +99,7 @@ reason = "ask/rule/ is pre-approved"
 
 
 class Rig:
-    """A profile, a workspace and a store home for one test's servers."""
+    """A profile, a workspace and a store home for one test's servers (`extra`: more TOML)."""
 
     def __init__(
         self,
@@ -108,13 +108,13 @@ class Rig:
         approval: str = "",
         answerers: str = '["rules", "tty"]',
         site: PluginSite | None = None,
+        extra: str = "",
     ) -> None:
         self.root = root
         self.profile = root / "profile.toml"
-        extra = ""
         if site is not None:
             site.add("nap", NAP_PLUGIN)
-            extra = "\n[plugins.nap]\n"
+            extra += "\n[plugins.nap]\n"
         self.profile.write_text(PROFILE.format(approval=approval, answerers=answerers) + extra)
         self.workspace = root / "workspace"
         self.workspace.mkdir()

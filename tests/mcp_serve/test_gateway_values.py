@@ -6,6 +6,7 @@ case, fast, including the cases no client would send.
 
 from __future__ import annotations
 
+import logging
 import subprocess
 import sys
 from typing import Any
@@ -19,6 +20,7 @@ from seamhost.errors import ErrorCode
 from seamhost.gateway.elicitation import outcome_of
 from seamhost.gateway.http import Door, is_loopback, parse_bind
 from seamhost.gateway.listing import mcp_tool, structured
+from seamhost.gateway.logs import OncePerInterval, OneLine
 from seamhost.gateway.results import call_result
 from seamhost.session.events import ToolError
 from seamhost.tool.declaration import Effect, ToolSpec
@@ -51,6 +53,33 @@ LOCAL = {"host": "127.0.0.1:8765"}
         ({**LOCAL, "origin": "file://localhost"}, 403),
         ({"host": "evil.example:8765"}, 403),
         ({"host": "[::1]:8765"}, None),
+        ({"host": "localhost:8765"}, None),
+        ({"host": "LocalHost"}, None),  # host names are case-insensitive
+        ({**LOCAL, "origin": "HTTP://LOCALHOST:3000"}, None),
+        # Parsed strictly: a loopback name must be the whole host, not a prefix or userinfo.
+        ({**LOCAL, "origin": "http://127.0.0.1:1@evil.com"}, 403),
+        ({**LOCAL, "origin": "http://localhost@evil.com"}, 403),
+        ({**LOCAL, "origin": "http://127.0.0.1\\@evil.com"}, 403),
+        ({**LOCAL, "origin": "http://[::1].evil.com"}, 403),
+        ({**LOCAL, "origin": "http://[::1]x:80"}, 403),
+        ({**LOCAL, "origin": "http://127.0.0.1.evil.com"}, 403),
+        ({**LOCAL, "origin": "http://localhost./"}, 403),
+        ({**LOCAL, "origin": "http://127.0.0.1/path"}, 403),
+        ({**LOCAL, "origin": "http://127.0.0.1:99999"}, 403),
+        ({**LOCAL, "origin": "http://127.1"}, 403),
+        ({**LOCAL, "origin": "http://[::1%25eth0]"}, 403),
+        ({**LOCAL, "origin": "http://evil.com#@127.0.0.1"}, 403),
+        ({**LOCAL, "origin": " http://localhost"}, 403),
+        ({"host": "[::1].evil.com"}, 403),
+        ({"host": "[::1].evil.com:8765"}, 403),
+        ({"host": "127.0.0.1:1@evil.com"}, 403),
+        ({"host": "127.0.0.1.evil.com:8765"}, 403),
+        ({"host": "localhost.evil.com"}, 403),
+        ({"host": "127.0.0.1:"}, 403),
+        ({"host": "127.0.0.1:99999"}, 403),
+        ({"host": "[::1%25lo]:8765"}, 403),
+        ({"host": ""}, 403),
+        ({}, 403),
     ],
 )
 def test_a_loopback_door_checks_origin_and_host(
@@ -81,6 +110,11 @@ def test_binds() -> None:
             parse_bind(bad)
     assert is_loopback("127.0.0.2")
     assert is_loopback("::1")
+    assert is_loopback("localhost")
+    assert not is_loopback("localhost.evil.com")
+    assert not is_loopback("[::1].evil.com")
+    assert not is_loopback("::1%lo")
+    assert not is_loopback("127.1")
     assert not is_loopback("0.0.0.0")
     assert not is_loopback("10.0.0.1")
     with pytest.raises(click.UsageError, match="--token-env"):
@@ -149,3 +183,32 @@ def test_mcp_help_loads_neither_the_gateway_nor_the_sdk() -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
     )
     assert ran.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_a_logged_exception_is_one_line_and_a_repeated_message_is_counted() -> None:
+    formatter, throttle = OneLine(), OncePerInterval(interval=60)
+    try:
+        raise ConnectionResetError("peer reset\nthe connection")
+    except ConnectionResetError:
+        record = logging.LogRecord(
+            "uvicorn.error",
+            logging.ERROR,
+            __file__,
+            1,
+            "Exception in %s",
+            ("ASGI",),
+            sys.exc_info(),
+        )
+    assert formatter.format(record) == (
+        "seamhost mcp serve: Exception in ASGI: ConnectionResetError: peer reset the connection"
+    )
+
+    def repeat() -> logging.LogRecord:
+        return logging.LogRecord("mcp", logging.WARNING, __file__, 1, "Refusing %d", (3,), None)
+
+    assert throttle.filter(repeat())
+    assert [throttle.filter(repeat()) for _ in range(5)] == [False] * 5
+    throttle.interval = 0
+    again = repeat()
+    assert throttle.filter(again)
+    assert again.getMessage() == "Refusing 3 (and 5 more like it since the last such line)"

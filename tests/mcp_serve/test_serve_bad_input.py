@@ -8,12 +8,16 @@ params of the wrong shape, arguments over the gateway's size limit.
 from __future__ import annotations
 
 import json
+import queue
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import IO, Any
 
 from tests.mcp_serve.kit import Rig, outcomes, well_formed
+
+ANSWER_WITHIN = 20.0  # seconds a reply may take
 
 
 class Wire:
@@ -32,6 +36,14 @@ class Wire:
         assert self.process.stdout is not None
         self.stdin: IO[str] = self.process.stdin
         self.stdout: IO[str] = self.process.stdout
+        # Read by a thread, so that a reply that never comes fails the test instead of hanging it.
+        self.lines: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        for line in self.stdout:
+            self.lines.put(line)
+        self.lines.put("")
 
     def send(self, message: dict[str, Any] | str) -> None:
         line = message if isinstance(message, str) else json.dumps(message)
@@ -41,7 +53,7 @@ class Wire:
     def answer(self, request_id: int | None) -> dict[str, Any]:
         """The next response to `request_id` (notifications in between are skipped)."""
         while True:
-            line = self.stdout.readline()
+            line = self.lines.get(timeout=ANSWER_WITHIN)
             assert line, "the server closed its output"
             message: dict[str, Any] = json.loads(line)
             if "method" not in message and message.get("id") == request_id:
@@ -108,3 +120,38 @@ def test_bad_requests_get_errors_and_the_server_goes_on(tmp_path: Path) -> None:
     well_formed(records)
     # Every call that reached the pipeline is in the log, with its result; none other is.
     assert list(outcomes(records).values()) == ["UNKNOWN_TOOL", "INVALID_ARGUMENTS", "ok"]
+
+
+def test_a_line_that_is_not_json_rpc_gets_an_error_reply(tmp_path: Path) -> None:
+    rig = Rig(tmp_path)
+    wire = Wire(rig)
+    try:
+        wire.send("this is not JSON {")
+        parse = wire.answer(None)
+        assert parse["error"]["code"] == -32700  # Parse error, as JSON-RPC 2.0 says
+        wire.send('{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": ')
+        assert wire.answer(None)["error"]["code"] == -32700
+        # JSON, but not a JSON-RPC message: Invalid Request, with its id when it has one.
+        wire.send({"jsonrpc": "2.0", "id": 3, "method": 5})
+        invalid = wire.answer(3)
+        assert invalid["error"]["code"] == -32600
+        wire.send("[1, 2]")
+        assert wire.answer(None)["error"]["code"] == -32600
+        wire.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 4,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {},
+                    "clientInfo": {"name": "raw", "version": "1"},
+                },
+            }
+        )
+        assert "result" in wire.answer(4)  # and the server goes on
+    finally:
+        wire.stdin.close()
+        code = wire.process.wait(timeout=30)
+        wire.stdout.close()
+    assert code == 0

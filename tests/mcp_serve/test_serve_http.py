@@ -131,9 +131,14 @@ def test_a_foreign_origin_is_refused_and_nothing_is_dispatched(tmp_path: Path) -
         assert status == 403
         status, _ = post(server.url, INITIALIZE, Host="evil.example")  # DNS rebinding
         assert status == 403
+        # A loopback name in the userinfo, or as a prefix of a foreign name, is not loopback.
+        status, _ = post(server.url, INITIALIZE, Origin="http://127.0.0.1:1@evil.com")
+        assert status == 403
+        status, _ = post(server.url, INITIALIZE, Host="[::1].evil.com")
+        assert status == 403
     assert not (rig.workspace / "x").exists()
     assert rig.session_ids() == []  # no call reached a session
-    assert server.stderr.count("seamhost mcp serve: refused POST /mcp") == 3
+    assert server.stderr.count("seamhost mcp serve: refused POST /mcp") == 5
     assert "evil.example" in server.stderr
 
 

@@ -222,7 +222,9 @@ def test_without_elicitation_the_profiles_rules_answer_and_the_terminal_is_never
 def test_an_escalation_is_asked_through_elicitation_with_its_mode(
     tmp_path: Path, transport: str
 ) -> None:
-    rig = Rig(tmp_path)
+    # Only where the profile lets the client's user answer escalations (off by default:
+    # test_serve_elicitation_bounds.py).
+    rig = Rig(tmp_path, extra="\n[gateway]\nelicitation_may_escalate = true\n")
     answer = answering("decline")
 
     async def main() -> types.CallToolResult:

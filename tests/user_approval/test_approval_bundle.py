@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from seamhost.kernel.profile.resolve import resolve_profile
 from seamhost.session.record import Record
 from seamhost.session.store import SessionWriter
 from seamhost.tool.result import ToolResult
+from tests.user_approval.approval_requests import request
 from tests.user_approval.conftest import BenchMaker, probe
 
 
@@ -347,3 +349,24 @@ def test_a_later_answerer_plugin_is_asked_when_user_approval_passes(
     assert bench.fallback_asked == ["c1"]
     [decided] = bench.records("approval/decided")
     assert (decided["answerer"], decided["message"]) == ("ua-fallback", "rejected by ua-fallback")
+
+
+def test_a_standing_only_request_is_answered_by_the_rules_alone(make_bench: BenchMaker) -> None:
+    # mcp serve asks so before it asks its client's user: a rule decides, a person is not asked.
+    bench = make_bench(
+        'answerers = ["callback", "rules", "defer"]\n'
+        '[[plugins.user-approval.rules]]\ntool = "probe"\nargs = { path = "docs/*" }\n'
+        'decision = "reject"\n'
+    )
+    asked, answer = counting(ApprovalOutcome.ALLOWED_ONCE)
+    set_callback(bench.bundle, answer)
+
+    def standing(path: str) -> ApprovalOutcome | None:
+        question = request("probe", {"path": path}, call_id=f"c-{path}")
+        return asyncio.run(
+            bench.plugin.approval_request(attrs.evolve(question, standing_only=True))
+        )
+
+    assert standing("docs/a.md") is ApprovalOutcome.REJECTED
+    assert standing("src/a.py") is None  # no rule matches: neither the callback nor defer answer
+    assert asked == []

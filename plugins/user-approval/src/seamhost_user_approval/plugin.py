@@ -37,6 +37,9 @@ if TYPE_CHECKING:
     from seamhost_user_approval.terminal import TerminalAnswerer
 
 PLUGIN_NAME = "user-approval"
+# The answerers whose answers the operator wrote down beforehand: the only ones asked about a
+# request that wants standing answers (`ApprovalRequest.standing_only`); the others ask a person.
+STANDING = frozenset({"rules"})
 # Accounts of requests whose service never collects them (a caller that brought its own
 # service) are dropped oldest first past this many.
 KEPT_ACCOUNTS = 256
@@ -132,6 +135,8 @@ class UserApproval:
         notes: list[str] = []
         try:
             for answerer in self.answerers:
+                if request.standing_only and answerer.name not in STANDING:
+                    continue  # a person is asked elsewhere first (mcp serve's client)
                 try:
                     reply = await answerer.answer(request)
                 except (AnswererFailed, AnswererTimedOut) as exc:

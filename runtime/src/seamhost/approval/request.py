@@ -42,6 +42,9 @@ class ApprovalRequest:
     """the model's reason for the escalation, as it gave it, or None"""
     terminal: bool = True
     """whether a terminal answerer may ask; False where the terminal carries a protocol (stdio)"""
+    standing_only: bool = False
+    """True: only answers the operator wrote down beforehand (rules) may answer, and answerers
+    that would ask a person pass; mcp serve asks so before it asks its client's user"""
     context: Any = attrs.field(default=None, eq=False, repr=False)
     """the provider's own data for `explain`; not part of equality"""
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import click
 
 if TYPE_CHECKING:
+    from seamhost.gateway.limits import HttpLimits
     from seamhost.gateway.server import Gateway
     from seamhost.kernel.bundle import Bundle
     from seamhost.session.live import Session
@@ -61,6 +62,27 @@ if TYPE_CHECKING:
     help="Accept browser requests from ORIGIN too (HTTP; repeatable). Loopback origins are "
     "always accepted; any other Origin is refused.",
 )
+@click.option(
+    "--max-sessions",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="HTTP: at most N MCP sessions at once; a client that would open one more gets 503 "
+    "with Retry-After (default 64). Connections are capped at 2N+16.",
+)
+@click.option(
+    "--idle-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    metavar="SECONDS",
+    help="HTTP: end an MCP session after SECONDS without a request in flight or an open "
+    "stream, and close a seamhost session after SECONDS without a call (default 600).",
+)
+@click.option(
+    "--request-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    metavar="SECONDS",
+    help="HTTP: a request's headers, then its body, must each arrive within SECONDS, or it "
+    "gets 408 and the connection is closed (default 30).",
+)
 def serve(
     *,
     profile_ref: str,
@@ -69,6 +91,9 @@ def serve(
     http: str | None,
     token_env: str | None,
     origins: tuple[str, ...],
+    max_sessions: int | None,
+    idle_timeout: float | None,
+    request_timeout: float | None,
 ) -> None:
     """Serve the profile's tools over MCP; every call is governed and recorded in a session.
 
@@ -76,12 +101,26 @@ def serve(
     input and output. Approvals are asked of the client's user (MCP elicitation) when the
     client supports it, else of the profile's answerers (never the terminal on stdio).
     """
+    import attrs
+
     from seamhost.cli import started
     from seamhost.gateway.http import Door, parse_bind
+    from seamhost.gateway.limits import HttpLimits
     from seamhost.kernel.bundle import build_bundle
     from seamhost.kernel.profile.resolve import resolve_profile
 
     door = None
+    if http is None and (max_sessions, idle_timeout, request_timeout) != (None, None, None):
+        raise click.UsageError(
+            "--max-sessions, --idle-timeout and --request-timeout apply to --http only"
+        )
+    limits = HttpLimits()
+    if max_sessions is not None:
+        limits = attrs.evolve(limits, max_sessions=max_sessions)
+    if idle_timeout is not None:
+        limits = attrs.evolve(limits, idle_timeout=idle_timeout)
+    if request_timeout is not None:
+        limits = attrs.evolve(limits, request_timeout=request_timeout)
     if http is not None:
         host, port = parse_bind(http)
         token = None
@@ -96,7 +135,7 @@ def serve(
     bundle = build_bundle(resolve_profile(profile_ref))
     started()
     gateway, instructions = _gateway(bundle, workspace, session_ref, stdio=door is None)
-    asyncio.run(_serve(gateway, instructions, door))
+    asyncio.run(_serve(gateway, instructions, door, limits))
 
 
 def _gateway(
@@ -144,11 +183,13 @@ def _gateway(
     return gateway, instructions
 
 
-async def _serve(gateway: Gateway, instructions: str, door: object) -> None:
+async def _serve(gateway: Gateway, instructions: str, door: object, limits: HttpLimits) -> None:
     """Serve until the client leaves, or until SIGTERM or SIGINT (:func:`_stop`)."""
     from seamhost.gateway.http import Door, serve_http
+    from seamhost.gateway.logs import one_line_logging
     from seamhost.gateway.server import serve_stdio
 
+    one_line_logging()
     await gateway.start()
     loop = asyncio.get_running_loop()
     stopping: list[asyncio.Task[None]] = []  # holds the task while it runs
@@ -159,7 +200,7 @@ async def _serve(gateway: Gateway, instructions: str, door: object) -> None:
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop, signum)
     if isinstance(door, Door):
-        await serve_http(gateway, instructions, door)
+        await serve_http(gateway, instructions, door, limits)
     else:
         await serve_stdio(gateway, instructions)
 

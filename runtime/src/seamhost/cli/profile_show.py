@@ -1,11 +1,11 @@
 """``seamhost profile show PROFILE [--json] [--why KEY]``: the resolved profile as TOML.
 
 The text output is a TOML document: the merged configuration (``[profile]``, each plugin's
-table as written, ``[sandbox]``, ``[require]``), with the bundle's facts as comments: the files
-merged, each plugin's distribution, version, seams and configuration digest, the tools, the
-store and the bundle digest. ``--json`` prints the same facts as JSON, the merged configuration
-under ``config``. ``--why KEY`` says which file set KEY instead
-(:mod:`seamhost.kernel.profile.why`).
+table as written, ``[sandbox]``, ``[gateway]``, ``[require]``), with the bundle's facts as
+comments: the files merged, each plugin's distribution, version, seams and configuration
+digest, the tools, the store and the bundle digest. ``--json`` prints the same facts as
+JSON, the merged configuration under ``config``. ``--why KEY`` says which file set KEY
+instead (:mod:`seamhost.kernel.profile.why`).
 """
 
 from __future__ import annotations
@@ -69,7 +69,9 @@ def render(info: dict[str, Any]) -> str:
             + toml_out.dumps({"plugins": {name: table}}, notes=_entry_notes(name, entry))
         )
     out.append(
-        toml_out.dumps({key: config[key] for key in ("sandbox", "require") if key in config})
+        toml_out.dumps(
+            {key: config[key] for key in ("sandbox", "gateway", "require") if key in config}
+        )
     )
     durability = info["durability"]
     out.append(

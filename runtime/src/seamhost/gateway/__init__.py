@@ -10,6 +10,10 @@ above ``run`` and below ``cli``, and only ``mcp serve`` imports it: the ``mcp`` 
 * :mod:`.results`: a :class:`~seamhost.tool.result.ToolResult` as a ``CallToolResult``;
 * :mod:`.conductor`: one connection's calls as turns of a durable session;
 * :mod:`.elicitation`: approvals asked of the client's user;
-* :mod:`.server`: the SDK server and the stdio transport; :mod:`.http`: streamable HTTP and its
-  door (loopback by default, ``Origin``, the bearer token).
+* :mod:`.server`: the SDK server and the stdio transport; :mod:`.malformed`: JSON-RPC error
+  replies to stdio lines that are not messages;
+* :mod:`.http`: streamable HTTP and its door (loopback by default, ``Origin``, the bearer
+  token); :mod:`.limits` and :mod:`.connections`: what bounds its sessions, connections,
+  headers and bodies;
+* :mod:`.logs`: one line on standard error per logged event, never a traceback.
 """

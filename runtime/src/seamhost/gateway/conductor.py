@@ -109,7 +109,12 @@ class Conductor:
             parallelism=limits.parallelism,
             tool_timeout=limits.tool_timeout_s,
             tool_retries=limits.tool_retries,
-            answerers=chain(bundle_chain, self._askers.get, elicitation_timeout),
+            answerers=chain(
+                bundle_chain,
+                self._askers.get,
+                elicitation_timeout,
+                may_escalate=bundle.profile.gateway.elicitation_may_escalate,
+            ),
         )
         self.pipeline.budget = Budget(limits, session)
         # A call's own cancellation is its asker's: the client cancelled that request.

@@ -1,9 +1,24 @@
 """Approvals asked of the client's user through MCP elicitation (docs/design.md, "MCP gateway").
 
-When the client that sent a call declared the ``elicitation`` capability, an ``ask`` about that
-call becomes one ``elicitation/create`` form request to it, related to the call's request (over
-HTTP it travels on that request's stream). The question names the tool, the reason and a short
-rendering of the arguments; the form has one field, ``allow_once`` (a boolean). The answers:
+The client's user is one answerer of the chain, asked where the profile would ask a person; it
+never overrides the profile. Before a question about a call reaches the approval chain, the
+policy's ``deny`` rules and the floors have already refused what they refuse (final). Then, in
+:func:`chain`:
+
+1. the profile's standing answers, its approval rules (the bundle's chain asked with
+   ``standing_only``): an ``allow`` or ``reject`` rule that matches is final, and an answerer
+   that fails ends the question ``unavailable`` (fail closed);
+2. a call that asks for a wider sandbox mode is never put to the client unless the profile sets
+   ``[gateway] elicitation_may_escalate = true``: the profile's own answerers decide alone;
+3. when the client that sent the call declared the ``elicitation`` capability, one
+   ``elicitation/create`` form request to it, related to the call's request (over HTTP it
+   travels on that request's stream); else the profile's answerer chain, where the terminal
+   answerer stays silent on the stdio transport (the service says so in every request,
+   ``terminal=False``).
+
+The question names the tool, the reason, a short rendering of the arguments and, for an
+escalation, the mode asked for and the justification given; the form has one field,
+``allow_once`` (a boolean). The answers:
 
 ==================================  ===============================
 accept, ``{"allow_once": true}``    ``allowed-once``
@@ -15,13 +30,10 @@ anything else                       nobody answered: ``unavailable``
 
 Failing closed: no answer within the approval timeout, an error or a disconnect while asking,
 or the call being cancelled while its question is open, are never an allow (``unavailable``,
-or ``cancelled`` when the call was cancelled). A client without the capability is not asked:
-the profile's answerer chain is (:func:`chain`), where the terminal answerer stays silent on the
-stdio transport (the service says so in every request, ``terminal=False``).
+or ``cancelled`` when the call was cancelled).
 
-This answerer stands first in the chain the approval service asks, exactly where an
-``approval/request`` implementation would: the service records ``approval/asked`` and
-``approval/decided`` around it as around any other answerer.
+The chain stands where an ``approval/request`` implementation would: the service records
+``approval/asked`` and ``approval/decided`` around it as around any other answerer.
 """
 
 from __future__ import annotations
@@ -77,9 +89,12 @@ def question(request: ApprovalRequest) -> str:
     shown = json.dumps(dict(request.arguments), ensure_ascii=False, sort_keys=True)
     if len(shown) > SHOWN_ARGUMENTS:
         shown = shown[: SHOWN_ARGUMENTS - 1] + "…"
-    escalation = (
-        f"\nIt asks for the sandbox mode {request.escalation}." if request.escalation else ""
-    )
+    escalation = ""
+    if request.escalation is not None:
+        escalation = (
+            f"\nIt asks to run in the sandbox mode {request.escalation}, this call only, "
+            f"because: {request.justification}"
+        )
     return (
         f"seamhost asks: allow `{request.tool}` once?\nWhy: {request.reason}\n"
         f"Call: {request.tool} {shown}{escalation}"
@@ -134,15 +149,35 @@ async def elicit(asker: Asker, request: ApprovalRequest, timeout: float) -> Answ
 
 
 def chain(
-    bundle_chain: Answerers, asker_of: Callable[[str], Asker | None], timeout: float
+    bundle_chain: Answerers,
+    asker_of: Callable[[str], Asker | None],
+    timeout: float,
+    *,
+    may_escalate: bool = False,
 ) -> Answerers:
-    """The client's user first, when it can be asked; else the bundle's answerers."""
+    """The profile's rules, then the client's user when it can be asked, else the profile.
+
+    `may_escalate` is the profile's ``[gateway] elicitation_may_escalate``: without it, a
+    question about a sandbox escalation is left to the profile's answerers alone.
+    """
 
     async def ask(request: ApprovalRequest) -> ChainAnswer:
         asker = asker_of(request.call_id)
-        if asker is not None and asker.elicit is not None:
-            return await elicit(asker, request, timeout)
-        return await bundle_chain.ask(request)
+        if asker is None or asker.elicit is None:
+            return await bundle_chain.ask(request)
+        if request.escalation is not None and not may_escalate:
+            answer = await bundle_chain.ask(request)
+            if answer.answer is not None:
+                return answer
+            why = (
+                f"{ANSWERER}: the client's user may not approve a sandbox escalation "
+                "([gateway] elicitation_may_escalate is false in the profile)"
+            )
+            return Answered(None, answer.plugin, (why, *answer.notes))
+        standing = await bundle_chain.ask(attrs.evolve(request, standing_only=True))
+        if standing.answer is not None or standing.plugin is not None:
+            return standing  # a rule decided (final), or an answerer failed (fail closed)
+        return await elicit(asker, request, timeout)
 
     return Answerers((ANSWERER, *bundle_chain.names), ask)
 

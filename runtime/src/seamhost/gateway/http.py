@@ -12,37 +12,59 @@
 * on a loopback bind, ``Host`` must name a loopback address too (rebinding again);
 * with a token, ``Authorization: Bearer <token>`` must match it (compared in constant time).
 
+``Origin`` and ``Host`` are parsed strictly (:func:`authority_host`): the whole value must be
+``host[:port]`` (``scheme://host[:port]`` for an origin), and the host must be exactly
+``localhost`` or a loopback address literal. So ``http://127.0.0.1:1@evil.com`` (a loopback
+name as userinfo), ``[::1].evil.com`` or ``localhost.evil.com`` (a loopback name as a prefix),
+a path, a zone id or ``127.1`` are refused.
+
 A refused request gets 403 (401 for the token) and a JSON-RPC error body; it is logged on
 standard error (one line: method, path, peer, why) and never reaches the SDK, so nothing is
 dispatched and no session is touched.
 
+Behind the door, :mod:`.limits` bounds each body and :mod:`.connections` the connections and
+their headers; the SDK counts the MCP sessions and ends idle ones.
+
 A client that ends its MCP session (``DELETE`` with its ``Mcp-Session-Id``, which the SDKs send
-when they close) has its seamhost session settled, flushed and closed then; the others are
-closed when the server stops.
+when they close) has its seamhost session settled, flushed and closed then; one idle for the
+idle timeout has it closed by :meth:`~seamhost.gateway.server.Gateway.close_idle`; the others
+are closed when the server stops.
 """
 
 from __future__ import annotations
 
 import hmac
 import ipaddress
-import json
-import sys
-from collections.abc import Awaitable, Callable, MutableMapping
-from typing import TYPE_CHECKING, Any
+import re
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
 
 import attrs
 import click
 
+from seamhost.gateway.limits import (
+    ASGIApp,
+    HttpLimits,
+    Receive,
+    Scope,
+    Send,
+    bounded_bodies,
+    note,
+    refuse,
+)
+
 if TYPE_CHECKING:
     from seamhost.gateway.server import Gateway
 
-Scope = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
-Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
-
-LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
+LOOPBACK_NAME = "localhost"
 PATH = "/mcp"
+# ``host [":" port]`` as RFC 9110 allows it in ``Host`` and RFC 6454 in ``Origin``: a bracketed
+# IPv6 literal or a name of letters, digits, dots and hyphens, then at most a port. Anything
+# else (userinfo, a path, a zone id, text after the bracket) is not a host this door knows.
+_AUTHORITY = re.compile(
+    r"(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<name>[A-Za-z0-9.-]+))(?::(?P<port>[0-9]{1,5}))?"
+)
+_ORIGIN = re.compile(r"(?P<scheme>[A-Za-z]+)://(?P<authority>.*)", re.DOTALL)
 
 
 def parse_bind(text: str) -> tuple[str, int]:
@@ -55,20 +77,44 @@ def parse_bind(text: str) -> tuple[str, int]:
 
 
 def is_loopback(host: str) -> bool:
-    """Whether `host` (a name or address, as bound or as a Host header names it) is loopback."""
-    if host in LOOPBACK_NAMES:
+    """Whether `host` (a bare name or address, as bound) is exactly a loopback name or address.
+
+    ``localhost`` (any case), or an IP address literal on the loopback network: no prefix of a
+    longer name, no zone id, no shorthand such as ``127.1``.
+    """
+    if host.lower() == LOOPBACK_NAME:
         return True
+    if "%" in host:  # a zone id names an interface, not a host
+        return False
     try:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
 
 
-def _hostname(netloc: str) -> str:
-    """The host part of ``host[:port]`` or ``[v6]:port``."""
-    if netloc.startswith("["):
-        return netloc[1 : netloc.find("]")] if "]" in netloc else netloc
-    return netloc.rsplit(":", 1)[0] if netloc.count(":") == 1 else netloc
+def authority_host(text: str) -> str | None:
+    """The host of ``host[:port]`` (``[v6]:port``) parsed strictly; ``None`` when malformed."""
+    match = _AUTHORITY.fullmatch(text)
+    if match is None:
+        return None
+    port = match["port"]
+    if port is not None and int(port) > 65535:
+        return None
+    if match["v6"] is not None:
+        try:
+            return str(ipaddress.IPv6Address(match["v6"]))
+        except ValueError:
+            return None
+    return str(match["name"])
+
+
+def loopback_origin(origin: str) -> bool:
+    """Whether `origin` is exactly ``http(s)://HOST[:PORT]`` with a loopback HOST."""
+    match = _ORIGIN.fullmatch(origin)
+    if match is None or match["scheme"].lower() not in ("http", "https"):
+        return False
+    host = authority_host(match["authority"])
+    return host is not None and is_loopback(host)
 
 
 @attrs.frozen
@@ -91,13 +137,12 @@ class Door:
     def refusal(self, headers: dict[str, str]) -> tuple[int, str] | None:
         """``(status, why)`` for a request these headers cannot come in with; ``None``: welcome."""
         origin = headers.get("origin")
-        if origin is not None and origin not in self.origins:
-            netloc = origin.split("://", 1)[-1]
-            if not origin.startswith(("http://", "https://")) or not is_loopback(_hostname(netloc)):
-                return 403, f"the Origin {origin!r} is not allowed (--allow-origin accepts one)"
+        if origin is not None and origin not in self.origins and not loopback_origin(origin):
+            return 403, f"the Origin {origin!r} is not allowed (--allow-origin accepts one)"
         if is_loopback(self.host):
             host = headers.get("host", "")
-            if not is_loopback(_hostname(host)):
+            named = authority_host(host)
+            if named is None or not is_loopback(named):
                 return 403, f"the Host {host!r} is not a loopback name on a loopback bind"
         if self.token is not None:
             given = headers.get("authorization", "")
@@ -125,51 +170,50 @@ class Door:
                 return
             status, why = refused
             peer = scope.get("client") or ("?", 0)
-            print(
-                f"seamhost mcp serve: refused {scope.get('method')} {scope.get('path')} from "
-                f"{peer[0]}:{peer[1]}: {why}",
-                file=sys.stderr,
-                flush=True,
+            note(
+                f"refused {scope.get('method')} {scope.get('path')} from {peer[0]}:{peer[1]}: {why}"
             )
-            body = json.dumps(
-                {"jsonrpc": "2.0", "id": None, "error": {"code": -32001, "message": why}}
-            ).encode()
             extra = [(b"www-authenticate", b"Bearer")] if status == 401 else []
-            await send(
-                {
-                    "type": "http.response.start",
-                    "status": status,
-                    "headers": [(b"content-type", b"application/json"), *extra],
-                }
-            )
-            await send({"type": "http.response.body", "body": body})
+            await refuse(send, status, why, *extra)
 
         return guarded
 
 
-async def serve_http(gateway: Gateway, instructions: str, door: Door) -> None:
-    """Serve streamable HTTP behind `door` until stopped (SIGTERM, SIGINT)."""
+async def serve_http(
+    gateway: Gateway, instructions: str, door: Door, limits: HttpLimits | None = None
+) -> None:
+    """Serve streamable HTTP behind `door`, within `limits`, until stopped (SIGTERM, SIGINT)."""
+    import asyncio
+
     import uvicorn
     from mcp.server.transport_security import TransportSecuritySettings
 
+    from seamhost.gateway.connections import bounded_protocol
+
+    limits = limits or HttpLimits()
     server = gateway.server(instructions)
     # The door checks Origin and Host itself (with the operator's allowed origins).
     app = server.streamable_http_app(
         streamable_http_path=PATH,
         host=door.host,
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+        max_sessions=limits.max_sessions,
+        session_idle_timeout=limits.idle_timeout,
+        max_request_body_size=limits.max_body_bytes,
     )
     config = uvicorn.Config(
-        door.guard(app, gateway.forget),
+        door.guard(bounded_bodies(app, limits), gateway.forget),
         host=door.host,
         port=door.port,
+        http=bounded_protocol(limits.max_connections, limits.request_timeout),
+        log_config=None,  # the command routes every logger to one line each (gateway/logs.py)
         log_level="warning",
+        access_log=False,
         lifespan="on",
     )
     web = uvicorn.Server(config)
-    import asyncio
-
     serving = asyncio.ensure_future(web.serve())
+    idle = asyncio.ensure_future(gateway.close_idle(limits.idle_timeout))
     try:
         while not web.started and not serving.done():
             await asyncio.sleep(0.01)
@@ -177,17 +221,14 @@ async def serve_http(gateway: Gateway, instructions: str, door: Door) -> None:
             socket = web.servers[0].sockets[0]
             host, port = socket.getsockname()[:2]
             shown = f"[{host}]" if ":" in host else host
-            print(
-                f"seamhost mcp serve: listening on http://{shown}:{port}{PATH}",
-                file=sys.stderr,
-                flush=True,
-            )
+            note(f"listening on http://{shown}:{port}{PATH}")
         await serving
     finally:
+        idle.cancel()
         if not serving.done():
             web.should_exit = True
             await asyncio.wait([serving])
         await gateway.close()
 
 
-__all__ = ["Door", "is_loopback", "parse_bind", "serve_http"]
+__all__ = ["Door", "authority_host", "is_loopback", "loopback_origin", "parse_bind", "serve_http"]

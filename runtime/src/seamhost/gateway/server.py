@@ -8,10 +8,12 @@ instructions; over HTTP a connection is an MCP session (``Mcp-Session-Id``; a re
 one is a connection of its own), and the id of its seamhost session is in every result's
 ``_meta`` (``seamhost/session``).
 
-Requests the SDK cannot parse (malformed JSON-RPC, unknown methods, invalid params) get its
-protocol errors; a call whose arguments are not an object, or are larger than
-:data:`MAX_ARGUMENTS_BYTES`, gets an ``INVALID_ARGUMENTS`` error result before anything is
-recorded; every other call, to an unknown tool included, goes to the pipeline and its log.
+A stdio line that is not a JSON-RPC message gets a JSON-RPC error reply (``-32700`` when it
+is not JSON, ``-32600`` when it is JSON of another shape: :mod:`.malformed`); unknown methods
+and invalid params get the SDK's protocol errors; a call whose arguments are not an object,
+or are larger than :data:`MAX_ARGUMENTS_BYTES`, gets an ``INVALID_ARGUMENTS`` error result
+before anything is recorded; every other call, to an unknown tool included, goes to the
+pipeline and its log.
 """
 
 from __future__ import annotations
@@ -27,9 +29,10 @@ import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 
-from seamhost.errors import ErrorCode
+from seamhost.errors import ErrorCode, describe
 from seamhost.gateway.conductor import Conductor, Pending
 from seamhost.gateway.elicitation import Asker, Elicit
+from seamhost.gateway.limits import note
 from seamhost.gateway.listing import mcp_tools
 from seamhost.gateway.results import call_result, refusal
 from seamhost.version import __version__
@@ -42,6 +45,7 @@ if TYPE_CHECKING:
 MAX_ARGUMENTS_BYTES = 4 << 20  # 4 MiB of arguments JSON: larger calls are refused unrecorded
 PROGRESS_INTERVAL_S = 1.0  # a running call reports progress this often when asked to
 DEFAULT_ELICITATION_TIMEOUT_S = 300.0  # without [plugins.user-approval] timeout_seconds
+IDLE_SWEEP_S = 5.0  # idle sessions are looked for this often (more often for a short timeout)
 STDIO = "stdio"
 # The key of an HTTP request that names no MCP session (a stateless client): the request is
 # its own connection, and its session is closed once it is answered.
@@ -67,6 +71,8 @@ class Gateway:
         self._shared = shared  # one session (named, or stdio's) for every connection
         self._conductors: dict[str, Conductor] = {}
         self._closing: set[asyncio.Future[None]] = set()  # sessions of ended connections
+        self._running: dict[str, int] = {}  # calls in flight, by connection
+        self._idle_since: dict[str, float] = {}  # when its last call ended, by idle connection
         self.elicitation_timeout = approvals.timeout or DEFAULT_ELICITATION_TIMEOUT_S
 
     async def start(self) -> None:
@@ -94,6 +100,7 @@ class Gateway:
         """Connection `key` ended (an HTTP MCP session was terminated): close its session."""
         if self._shared:  # the named (or stdio) session outlives any one connection
             return
+        self._idle_since.pop(key, None)
         conductor = self._conductors.pop(key, None)
         if conductor is not None:
             # A task the gateway's close() waits for too: a SIGTERM arriving meanwhile must not
@@ -102,6 +109,32 @@ class Gateway:
             self._closing.add(closing)
             closing.add_done_callback(self._closing.discard)
             await asyncio.shield(closing)
+
+    async def close_idle(self, idle_timeout: float) -> None:
+        """Until cancelled: close the session of each connection idle for `idle_timeout` s.
+
+        Idle: no call of it in flight since its last one ended. The SDK ends such an MCP
+        session after the same time unless its client holds a stream open; a connection that
+        calls again after its session was closed here gets a new one.
+        """
+        if self._shared:  # the named session outlives every connection
+            return
+        interval = min(max(idle_timeout / 4, 0.05), IDLE_SWEEP_S)
+        while True:
+            await asyncio.sleep(interval)
+            now = time.monotonic()
+            for key, since in list(self._idle_since.items()):
+                if now - since >= idle_timeout and key not in self._running:
+                    conductor = self._conductors.get(key)
+                    if conductor is not None:
+                        note(
+                            f"closed session {conductor.session.id}: its MCP session made no "
+                            f"call for {idle_timeout:g}s"
+                        )
+                    try:
+                        await self.forget(key)
+                    except Exception as exc:  # the next sweeps go on; its session is closed
+                        note(f"closing an idle session failed: {describe(exc)}")
 
     async def close(self) -> None:
         """Settle every connection's running calls, flush and close their sessions."""
@@ -122,9 +155,14 @@ class Gateway:
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         key = connection_key(ctx)
+        self._running[key] = self._running.get(key, 0) + 1
         try:
             return await self._call_tool(ctx, params, self.conductor(key))
         finally:
+            self._running[key] -= 1
+            if not self._running[key]:
+                del self._running[key]
+                self._idle_since[key] = time.monotonic()
             if key.startswith(ONE_REQUEST):  # no connection to outlive: its session ends here
                 await asyncio.shield(self.forget(key))
 
@@ -212,10 +250,13 @@ async def serve_stdio(gateway: Gateway, instructions: str) -> None:
     """Serve one connection on standard input and output until the client closes it."""
     from mcp.server.stdio import stdio_server
 
+    from seamhost.gateway.malformed import AnsweringMalformed
+
     server = gateway.server(instructions)
     try:
         async with stdio_server() as (read, write):
-            await server.run(read, write, server.create_initialization_options())
+            answering = AnsweringMalformed(read, write)
+            await server.run(answering, write, server.create_initialization_options())
     finally:
         await gateway.close()
 

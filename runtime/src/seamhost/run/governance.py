@@ -74,7 +74,7 @@ class Governance:
         parsed = self._parse(turn, step, proposal)
         if isinstance(parsed, Refused):
             return parsed
-        invocation, escalation = parsed
+        invocation, escalation, justification = parsed
         decisions: list[FrozenDict] = []
         decision = await self.bundle.seams.tools_pre_execute(invocation)
         decisions.append(trace("policy", decision.verdict, decision.plugin, decision.reason))
@@ -94,7 +94,7 @@ class Governance:
         if decision.verdict is Verdict.ASK or escalation is not None:
             reason = decision.reason or "the call asks for a wider sandbox"
             if escalation is not None:
-                reason = f"{reason}; requests {escalation}: {proposal.justification}"
+                reason = f"{reason}; requests {escalation}: {justification}"
             approval = await self.approvals.request(
                 self._answerers,
                 self.session,
@@ -102,7 +102,7 @@ class Governance:
                 reason,
                 turn_open=True,
                 escalation=escalation,
-                justification=proposal.justification,
+                justification=justification,
             )
             decisions.append(
                 trace("approval", approval.outcome, approval.answerer or "", approval.message)
@@ -129,7 +129,7 @@ class Governance:
         parsed = self._parse(turn, step, proposal)
         if isinstance(parsed, Refused):
             return parsed
-        invocation, _ = parsed
+        invocation = parsed[0]
         decision: Mapping[str, Any] | None = parked.decision
         if decision is None:
             if not parked.expired(now):
@@ -170,8 +170,12 @@ class Governance:
 
     def _parse(
         self, turn: int, step: int, proposal: ToolCallProposal
-    ) -> tuple[ToolInvocation, SandboxMode | None] | Refused:
-        """Step 3: the tool, the validated and frozen arguments, and the escalation asked for."""
+    ) -> tuple[ToolInvocation, SandboxMode | None, str | None] | Refused:
+        """Step 3: the tool, the validated, frozen arguments, the escalation and its reason.
+
+        The escalation fields may come inside the arguments (a model shown the escalating
+        declaration puts them there): the justification returned is the one lifted from them.
+        """
         call_id = proposal.call_id
         tool = self.bundle.tools.get(proposal.name)
         if tool is None:
@@ -216,7 +220,7 @@ class Governance:
             self.workspace,
             mode,  # sandbox_mode
         )
-        return invocation, escalation
+        return invocation, escalation, proposal.justification if escalation is not None else None
 
     def _denied(
         self, invocation: ToolInvocation, guard: Decision, decisions: list[FrozenDict]

@@ -2,9 +2,9 @@
 
 This is what ``seamhost profile show`` prints as TOML: ``[profile]`` (name, description), one
 ``[plugins.NAME]`` table per plugin of the bundle with its configuration as written (secret
-markers, not values), the effective ``[sandbox]`` (defaults included) and ``[require]``. It
-parses as a profile of its own, with one caveat: a relative ``$file`` path or ``extends`` is
-relative to the file that wrote it.
+markers, not values), the effective ``[sandbox]`` and ``[gateway]`` (defaults included) and
+``[require]``. It parses as a profile of its own, with one caveat: a relative ``$file`` path or
+``extends`` is relative to the file that wrote it.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ def config_document(profile: Profile) -> dict[str, Any]:
             "read_only_paths": [str(r) for r in profile.sandbox.read_only_paths],
             "network": profile.sandbox.network,
         },
+        "gateway": profile.gateway.to_json(),
     }
     if require:
         doc["require"] = require

@@ -1,7 +1,8 @@
 """Profiles: TOML files that compose a bundle (design.md §3.2).
 
 A profile names the plugins of the bundle (a ``[plugins.<name>]`` table each), the session's
-sandbox policy (``[sandbox]``) and what must be present (``[require]``). Resolution:
+sandbox policy (``[sandbox]``), what must be present (``[require]``), bounds on its work
+(``[limits]``) and what ``mcp serve`` lets its clients decide (``[gateway]``). Resolution:
 
 1. ``extends`` (a shipped profile name or a path, relative to the extending file) is followed
    depth-first, parents left to right; each file is applied once, parents before children (the
@@ -43,6 +44,7 @@ from seamhost.errors import (
 from seamhost.jsonvalue import FrozenDict, freeze
 from seamhost.kernel.plugins import Discovery, InstalledPlugin, PluginDescriptor, discover
 from seamhost.kernel.profile.files import ProfileFile, load_chain
+from seamhost.kernel.profile.gateway import GatewaySettings, merge_gateway
 from seamhost.kernel.profile.limits import Limits, merge_limits
 from seamhost.kernel.profile.merge import merge_require, merge_sandbox, resolve_secrets, value_at
 from seamhost.kernel.profile.provenance import Provenance
@@ -84,6 +86,7 @@ class Profile:
     require_seams: tuple[str, ...]  # seams that must have a provider ([require] seams)
     require_plugins: FrozenDict  # version requirements by plugin ([require] plugins)
     limits: Limits = attrs.field(factory=Limits)  # the merged [limits]
+    gateway: GatewaySettings = attrs.field(factory=GatewaySettings)  # the merged [gateway]
     provenance: Provenance = attrs.field(factory=Provenance, eq=False, repr=False)
     """which file set each key (for `profile show --why`); a profile built in code has none"""
     secrets: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False)
@@ -127,6 +130,7 @@ class Profile:
                 "network": self.sandbox.network,
             },
             "limits": self.limits.to_json(),
+            "gateway": self.gateway.to_json(),
             "require": {
                 "seams": list(self.require_seams),
                 "plugins": jsonvalue.thaw(self.require_plugins),
@@ -210,6 +214,7 @@ def resolve_profile(
         require_seams=tuple(sorted({seam for seam, _ in seams})),
         require_plugins=freeze({name: spec for name, (spec, _) in versions.items()}),
         limits=merge_limits(chain),
+        gateway=merge_gateway(chain, provenance),
         provenance=provenance,
         secrets=tuple(secrets),
     )

@@ -13,6 +13,7 @@ from typing import Any
 
 from seamhost.jsonvalue import thaw
 from seamhost.kernel.plugins import PluginDescriptor
+from seamhost.kernel.profile.gateway import SCHEMA as GATEWAY
 from seamhost.kernel.profile.limits import SCHEMA as LIMITS
 from seamhost.sandbox.policy import SandboxMode
 
@@ -90,6 +91,11 @@ def profile_schema(descriptors: Iterable[PluginDescriptor]) -> dict[str, Any]:
                 "type": "object",
                 "additionalProperties": False,
                 "properties": LIMITS,
+            },
+            "gateway": {
+                "type": "object",
+                "additionalProperties": False,
+                "properties": GATEWAY,
             },
             "require": {
                 "type": "object",

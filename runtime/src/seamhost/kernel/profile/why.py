@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from seamhost.errors import SeamhostError, join_key
 from seamhost.kernel.profile.document import config_document
+from seamhost.kernel.profile.gateway import SCHEMA as GATEWAY_KEYS
 from seamhost.kernel.profile.merge import value_at
 
 if TYPE_CHECKING:
@@ -125,6 +126,8 @@ def explain(profile: Profile, key: str) -> Explanation:
         return _answer(profile, canonical, here, "table", [], keys=_table_keys(prov, path, here))
     if len(path) == 2 and path[0] == "sandbox" and path[1] in _SANDBOX_KEYS:
         return _answer(profile, canonical, here, "default", [])
+    if len(path) == 2 and path[0] == "gateway" and path[1] in GATEWAY_KEYS:
+        return _answer(profile, canonical, here, "default", [])
     if len(path) == 3 and path[0] == "plugins" and here is None:
         entry = profile.plugin(str(path[1]))
         if entry is not None and path[2] in entry.descriptor.config_keys:
@@ -184,6 +187,7 @@ def _table_keys(prov: Provenance, path: Path, table: Any) -> dict[str, str]:
 def _unknown(profile: Profile, key: str, doc: dict[str, Any]) -> UnknownKey:
     known = set(profile.provenance.setters)
     known.update(f"sandbox.{k}" for k in _SANDBOX_KEYS)
+    known.update(f"gateway.{k}" for k in GATEWAY_KEYS)
     for entry in profile.plugins:
         known.update(f"plugins.{entry.name}.{k}" for k in entry.descriptor.config_keys)
     known.update(_tables(doc, ()))
