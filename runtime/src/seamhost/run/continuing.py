@@ -111,8 +111,7 @@ async def continue_open_turn(agent: TurnDriver, plan: ContinuationPlan) -> TurnO
     still = unresolved(session.records[mark:], [*plan.unreconciled, *unknown])
     if still and policy == "park":
         reason = f"{ErrorCode.TOOL_OUTCOME_UNKNOWN}: awaits reconciliation of {', '.join(still)}"
-        if not plan.parked or unknown:
-            session.append(TurnParked(turn, step, tuple(still), reason))
+        session.append(TurnParked(turn, step, tuple(still), reason))
         return TurnOutcome(turn, "parked", step, reason)
     if still and policy == "fail":
         for call in again:
