@@ -72,7 +72,8 @@ def check_continued(rig: Rig, before: dict[str, int]) -> list[dict[str, object]]
     records = stored(rig)
     turns = [r for r in records if r["type"] == "turn/start"]
     ends = [r for r in records if r["type"] == "turn/end"]
-    assert len(turns) == 1 and [e["reason"] for e in ends] == ["completed"], records
+    assert len(turns) == 1, records
+    assert [e["reason"] for e in ends] == ["completed"], records
     assert any(r["type"] == "session/takeover" for r in records)
     results = {str(r["call_id"]): r for r in records if r["type"] == "tool/result"}
     assert sorted(results) == CALLS  # the scenario's call ids, one result each, no new ones
@@ -127,13 +128,16 @@ def test_under_park_a_body_killed_mid_flight_parks_until_reconciled(tmp_path: Pa
     script = killed_run(rig, "body-after", 2)
     parked = resume(rig, script)
     assert parked.returncode == 4, parked.stdout + parked.stderr
-    assert "parked" in parked.stderr and "session reconcile" in parked.stderr
+    assert "parked" in parked.stderr
+    assert "session reconcile" in parked.stderr
     records = stored(rig)
-    assert records[-1]["type"] == "turn/parked" and list(records[-1]["calls"]) == ["call-1-2-1"]  # type: ignore[call-overload]
+    assert records[-1]["type"] == "turn/parked"
+    assert list(records[-1]["calls"]) == ["call-1-2-1"]  # type: ignore[call-overload]
     assert "call-1-3-1" not in marker_lines(rig)  # nothing after the unknown ran
     env = rig.env(rig.root / "r")
     again = resume(rig, script)  # still unknown: parked again, nothing run
-    assert again.returncode == 4 and "call-1-3-1" not in marker_lines(rig)
+    assert again.returncode == 4
+    assert "call-1-3-1" not in marker_lines(rig)
     reconciled = rig.cli(
         "session", "reconcile", "--profile", str(rig.profile), SESSION, "call-1-2-1",
         "--error", "TOOL_ERROR", "--message", "checked: it did not happen", "--source", "test",
