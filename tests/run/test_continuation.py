@@ -241,3 +241,21 @@ def test_a_takeover_names_the_open_turn_and_step() -> None:
         rec(2, "session/takeover", owner="x", turn=1, step=None),
     ]
     assert shape_problems(records) == ["seq 2: takeover of turn 1, which is not open"]
+
+
+def test_a_turn_that_had_its_answer_is_only_ended(make_bundle: BundleMaker, tmp_path: Path) -> None:
+    bundle = durable_bundle(make_bundle, tmp_path)
+    session = create_session(bundle)
+    session.append(TurnStart(turn=1))
+    session.append(UserMessage(turn=1, step=0, content="go", source="user"))
+    session.append(StepStart(turn=1, step=1))
+    session.append(ModelAttempt(turn=1, step=1, attempt=1, model="s", request_digest="sha256:0"))
+    session.append(AssistantMessage(turn=1, step=1, content="all done"))
+    asyncio.run(session.flush())
+    session.close()  # killed before step/end and turn/end were written
+    agent, outcome = resumed(bundle, session.id, tmp_path)
+    assert outcome.reason == "completed"
+    kinds = [r.type for r in agent.session.records]
+    assert kinds.count("model/attempt") == 1, "the model is not asked again"
+    assert kinds[-3:] == ["session/takeover", "step/end", "turn/end"]
+    assert shape_problems(agent.session.records, closed=True) == []
