@@ -91,3 +91,18 @@ def test_the_token_budget_counts_what_the_turn_used_before_the_crash(rig: Rig) -
     assert end["message"].startswith("BUDGET_EXCEEDED"), end
     assert len(rig.standin.requests) == 4, "one re-issued request, then none"
     assert len([r for r in records if r["type"] == "turn/start"]) == 1
+
+
+def test_run_resume_without_a_scenario_continues_a_real_model_session(rig: Rig) -> None:
+    rig.standin.reply(slow("never finished"), canned_reply(CannedAnswer("Back.")))
+    session = kill_during_the_stream(rig)
+    done = rig.cli("run", "--profile", str(rig.profile), "--resume", session)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "continuing turn 1: step 1's model request is issued again" in done.stdout
+    records = rig.records(session)
+    assert [r["data"]["content"] for r in records if r["type"] == "assistant/message"] == ["Back."]
+    again = rig.cli("run", "--profile", str(rig.profile), "--resume", session)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "nothing to continue: the last turn ended" in again.stdout
+    assert rig.records(session) == records
+    assert len(rig.standin.requests) == 2
