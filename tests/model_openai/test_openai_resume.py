@@ -76,9 +76,10 @@ def test_a_profile_other_than_the_recorded_one_is_refused(rig: Rig, tmp_path: Pa
 
 def test_the_token_budget_counts_what_the_turn_used_before_the_crash(rig: Rig) -> None:
     # Each answer uses 4 output tokens: two steps used 8 of the 9 allowed (89%) when the third
-    # request's stream was killed. The resumed turn issues that request again (8 < 9, as a run
-    # that never crashed would) and then stops: BUDGET_EXCEEDED, no fourth request, where a
-    # budget that forgot the turn's first 8 tokens would have let it go on.
+    # request's stream was killed. The resumed turn issues that request again, asking the
+    # provider for at most the 1 token left (a real provider stops there; the stand-in replays
+    # its canned 4), and then stops: BUDGET_EXCEEDED, no fourth request, where a budget that
+    # forgot the turn's first 8 tokens would have let it go on.
     rig.standin.reply(note(1), note(2), slow("never finished"), note(3), note(4), note(5))
     limit = ("--limit", "max_output_tokens=9")
     session = kill_during_the_stream(rig, *limit, nth=3)
@@ -90,6 +91,8 @@ def test_the_token_budget_counts_what_the_turn_used_before_the_crash(rig: Rig) -
     [end] = [r["data"] for r in records if r["type"] == "turn/end"]
     assert end["message"].startswith("BUDGET_EXCEEDED"), end
     assert len(rig.standin.requests) == 4, "one re-issued request, then none"
+    caps = [r.body.get("max_tokens") for r in rig.standin.requests]
+    assert caps == [9, 5, 1, 1], "each request asks for what the budget leaves"
     assert len([r for r in records if r["type"] == "turn/start"]) == 1
 
 
