@@ -207,3 +207,18 @@ def test_a_session_a_live_writer_holds_is_refused_naming_it(tmp_path: Path) -> N
     finally:
         child.kill()
         child.wait()
+
+
+def test_a_resume_that_cannot_continue_leaves_the_session_as_it_found_it(tmp_path: Path) -> None:
+    rig = Rig.make(tmp_path)
+    script = killed_run(rig, "body-after", 2)
+    before, ran = stored(rig), marker_lines(rig)
+    env = rig.env(rig.root / "resume-phases")
+    refused = rig.cli("run", "--resume", SESSION, env=env)  # the scripted model needs SCENARIO
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    assert "SCENARIO" in refused.stderr
+    time.sleep(0.3)  # past the write-behind window: nothing was queued to be written
+    assert stored(rig) == before
+    done = resume(rig, script)  # the next attempt starts from the same state
+    assert done.returncode == 0, done.stdout + done.stderr
+    check_continued(rig, ran)

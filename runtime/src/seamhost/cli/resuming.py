@@ -87,7 +87,12 @@ def reopen(
     """Open `session_id` to continue it; show what the takeover recorded and what comes next."""
     from seamhost.run.sessions import continue_session
 
-    session, plan = continue_session(bundle, session_id, accept_changes=accept_changes)
+    def model_answers(session: Session, plan: ContinuationPlan) -> None:
+        refuse_without_model(bundle, session, plan)
+
+    session, plan = continue_session(
+        bundle, session_id, accept_changes=accept_changes, check=model_answers
+    )
     # Results of the resumed turn show their tools' names; its calls are at or after the resume
     # snapshot's window (docs/design.md, "Resume snapshots"), so no more of the log is read.
     start = session.resumed.window_start if session.resumed is not None else 0
@@ -130,12 +135,11 @@ def what_comes_next(session: Session, plan: ContinuationPlan | None) -> str:
 
 
 def refuse_without_model(bundle: Bundle, session: Session, plan: ContinuationPlan | None) -> None:
-    """Refuse, writing nothing, to continue a turn whose model cannot answer here."""
+    """Refuse to continue a turn whose model cannot answer here (before anything is written)."""
     from seamhost.run.identity import model_identity
 
     if plan is None or model_identity(bundle) is not None:
         return
-    session.close()  # the takeover was appended, not flushed: the log stays as it was found
     raise click.UsageError(
         f"session {session.id}'s turn {plan.turn} is open and continuing it needs its model, "
         "which cannot answer here (the scripted model needs its SCENARIO again: "

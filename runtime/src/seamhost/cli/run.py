@@ -131,12 +131,11 @@ def run(
     transcript = Timeline(out)
     plan = None
     if resume_id is not None:
-        from seamhost.cli.resuming import refuse_without_model, reopen
+        from seamhost.cli.resuming import reopen
 
         session, root, plan = reopen(
             bundle, resume_id, workspace, transcript, accept_changes=accept_changes, quiet=as_json
         )
-        refuse_without_model(bundle, session, plan)
     else:
         root = (workspace or Path(tempfile.mkdtemp(prefix=WORKSPACE_PREFIX))).resolve()
         session = create_session(bundle, session_id=session_id, cwd=str(root))

@@ -24,6 +24,8 @@ from seamhost.session.repair import RepairPlan, apply_repair
 from seamhost.session.store import SessionHeader
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from seamhost.kernel.bundle import Bundle
     from seamhost.session.continuation import ContinuationPlan
     from seamhost.session.store import SessionWriter
@@ -78,6 +80,7 @@ def continue_session(
     *,
     owner: str | None = None,
     accept_changes: bool = False,
+    check: Callable[[Session, ContinuationPlan], None] | None = None,
 ) -> tuple[Session, ContinuationPlan | None]:
     """An existing session, opened for writing to continue its open turn (design.md §6).
 
@@ -95,8 +98,11 @@ def continue_session(
     drives the turn to its end. ``None`` as the plan: nothing to continue (the last turn ended,
     or it is parked on a deferred approval, which ``Agent.continue_turn`` resumes too).
 
-    A session a live writer holds is refused by the store (nothing is written); a damaged one
-    raises :class:`~seamhost.errors.SessionDamaged`.
+    `check`, when given, is called with the session and the plan before anything is appended:
+    whatever it raises refuses the continuation and releases the session as it was found (the
+    CLI refuses there a turn whose model cannot answer). A session a live writer holds is
+    refused by the store (nothing is written); a damaged one raises
+    :class:`~seamhost.errors.SessionDamaged`.
     """
     from seamhost.run.identity import identity_changes, recorded_model
     from seamhost.session.continuation import plan_continuation
@@ -108,6 +114,8 @@ def continue_session(
         if changes and not accept_changes:
             raise BundleChanged(session.id, tuple(changes))
         plan = plan_continuation(session.header, session.records)
+        if plan is not None and check is not None:
+            check(session, plan)
         if plan is not None:
             record_takeover(session, plan, owner, tuple(changes) if changes else None)
     except BaseException:
