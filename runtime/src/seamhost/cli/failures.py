@@ -28,6 +28,7 @@ from seamhost.cli.exitcodes import ExitCode
 from seamhost.cli.terminal_text import terminal_safe
 from seamhost.errors import (
     AmbiguousSessionId,
+    BundleChanged,
     ConfigError,
     MissingSeams,
     PluginConflict,
@@ -49,6 +50,7 @@ JSON_FLAG = "seamhost.json"  # key of click's shared ctx.meta: the command line 
 # Nothing was done: the arguments, the profile or its plugins are wrong, or name no session.
 USAGE_ERRORS = (
     AmbiguousSessionId,
+    BundleChanged,
     ConfigError,
     MissingSeams,
     PluginConflict,

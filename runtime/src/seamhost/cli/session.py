@@ -270,7 +270,7 @@ def _describe_repair(outcome: dict[str, Any], *, dry_run: bool) -> str:
     if plan is None:
         return (
             f"[green]✓ {sid}[/green]: nothing to repair (the last turn is closed, or parked on a "
-            "deferred approval)"
+            "deferred approval or a reconciliation)"
         )
     calls = ", ".join(f"{c['call_id']} {c['code']}" for c in plan["calls"]) or "no calls"
     verb = "would close" if dry_run else "closed"

@@ -30,6 +30,9 @@ class ModelRequest:
     """the most bytes the response may stream (``[limits] max_response_bytes``, set by the
     runtime; ``None``: no cap): an adapter that buffers part of the response counts it against
     this with a :class:`~seamhost.llm.response_size.ResponseMeter`"""
+    max_output_tokens: int | None = None
+    """what the session's ``[limits] max_output_tokens`` leaves for this response (None: no
+    limit); a provider that can cap its answer asks for at most this many tokens"""
 
 
 @attrs.frozen

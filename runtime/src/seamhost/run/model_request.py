@@ -51,8 +51,12 @@ async def request_model(
     on_text: Callable[[str], None] | None = None,
     digests: RequestDigests | None = None,
     redact: Callable[[str], str] | None = None,
+    first_attempt: int = 1,
 ) -> tuple[str, list[ToolCallProposal]]:
     """The text and calls of the first attempt that reaches its terminal event.
+
+    `first_attempt` numbers the first attempt: a continuation issues the request of a step
+    whose earlier attempts a crash cut short as the next one (design.md §6).
 
     `digests` is the conversation's :class:`RequestDigests` (the agent keeps one), so that the
     digest of each request costs its new messages only. `redact` (the profile's redactor, see
@@ -72,7 +76,7 @@ async def request_model(
     request = attrs.evolve(request, max_response_bytes=budget.limits.max_response_bytes)
     asked = request
     turn, step = request.turn, request.step
-    attempt = 1
+    attempt = first_attempt
     while True:
         budget.check_model(now_ms())
         digest = digests.of(asked.messages, asked.tools)
@@ -113,7 +117,7 @@ async def request_model(
         if wait is None:
             wait = min(BACKOFF_CAP_S, BACKOFF_S * 2 ** (attempt - 1))
         remaining = budget.remaining_s(now_ms())
-        if not failure.retryable or attempt >= max_attempts:
+        if not failure.retryable or attempt - first_attempt + 1 >= max_attempts:
             raise failure
         if remaining is not None and wait >= remaining:
             raise ModelFailed(

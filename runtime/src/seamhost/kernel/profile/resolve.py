@@ -48,6 +48,7 @@ from seamhost.kernel.profile.gateway import GatewaySettings, merge_gateway
 from seamhost.kernel.profile.limits import Limits, merge_limits
 from seamhost.kernel.profile.merge import merge_require, merge_sandbox, resolve_secrets, value_at
 from seamhost.kernel.profile.provenance import Provenance
+from seamhost.kernel.profile.recovery import Recovery, merge_recovery
 from seamhost.kernel.profile.tables import merge_plugin_tables
 from seamhost.sandbox.policy import SandboxPolicy
 from seamhost.schema import compile_schema
@@ -87,6 +88,7 @@ class Profile:
     require_plugins: FrozenDict  # version requirements by plugin ([require] plugins)
     limits: Limits = attrs.field(factory=Limits)  # the merged [limits]
     gateway: GatewaySettings = attrs.field(factory=GatewaySettings)  # the merged [gateway]
+    recovery: Recovery = attrs.field(factory=Recovery)  # the merged [recovery]
     provenance: Provenance = attrs.field(factory=Provenance, eq=False, repr=False)
     """which file set each key (for `profile show --why`); a profile built in code has none"""
     secrets: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False)
@@ -131,6 +133,7 @@ class Profile:
             },
             "limits": self.limits.to_json(),
             "gateway": self.gateway.to_json(),
+            "recovery": self.recovery.to_json(),
             "require": {
                 "seams": list(self.require_seams),
                 "plugins": jsonvalue.thaw(self.require_plugins),
@@ -215,6 +218,7 @@ def resolve_profile(
         require_plugins=freeze({name: spec for name, (spec, _) in versions.items()}),
         limits=merge_limits(chain),
         gateway=merge_gateway(chain, provenance),
+        recovery=merge_recovery(chain),
         provenance=provenance,
         secrets=tuple(secrets),
     )

@@ -15,6 +15,7 @@ from seamhost.jsonvalue import thaw
 from seamhost.kernel.plugins import PluginDescriptor
 from seamhost.kernel.profile.gateway import SCHEMA as GATEWAY
 from seamhost.kernel.profile.limits import SCHEMA as LIMITS
+from seamhost.kernel.profile.recovery import SCHEMA as RECOVERY
 from seamhost.sandbox.policy import SandboxMode
 
 SECRET: dict[str, Any] = {  # a value may be a secret marker instead
@@ -96,6 +97,11 @@ def profile_schema(descriptors: Iterable[PluginDescriptor]) -> dict[str, Any]:
                 "type": "object",
                 "additionalProperties": False,
                 "properties": GATEWAY,
+            },
+            "recovery": {
+                "type": "object",
+                "additionalProperties": False,
+                "properties": RECOVERY,
             },
             "require": {
                 "type": "object",
