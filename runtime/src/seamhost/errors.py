@@ -345,6 +345,29 @@ class LeaseLost(SeamhostError, RuntimeError):
         return None
 
 
+class SessionHeld(SeamhostError, RuntimeError):
+    """Another writer holds a session, for `seconds_left` more; a store's lease errors derive
+    from this one, so that a worker hands the run back for just that long."""
+
+    session_id: str
+    owner: str
+    seconds_left: float
+
+
+class RunWorkspaceMissing(SeamhostError, FileNotFoundError):
+    """A run's recorded workspace is not a directory on the host of the worker that claimed it."""
+
+    run_id: int
+    workspace: str
+
+    def __str__(self) -> str:
+        return (
+            f"run {self.run_id}: its workspace {self.workspace} (`submit --workspace`) is not a "
+            "directory on this host; the run is handed back for a worker that sees it (runs "
+            "on many hosts need that directory on storage they all mount)"
+        )
+
+
 class StoreRootMissing(SeamhostError, FileNotFoundError):
     """A session store root given on the command line does not exist."""
 
