@@ -368,6 +368,21 @@ class RunWorkspaceMissing(SeamhostError, FileNotFoundError):
         )
 
 
+class BundleChanged(SeamhostError, ValueError):
+    """What is installed now differs from what a session recorded; it is not continued."""
+
+    session_id: str
+    changes: tuple[str, ...]
+
+    def __str__(self) -> str:
+        return (
+            f"session {self.session_id} was written by another bundle than the one installed "
+            f"now ({len(self.changes)} difference(s)): {'; '.join(self.changes)}; install what "
+            "it recorded, or pass --accept-changes to continue with what is installed (the log "
+            "records it)"
+        )
+
+
 class StoreRootMissing(SeamhostError, FileNotFoundError):
     """A session store root given on the command line does not exist."""
 

@@ -27,6 +27,7 @@ import click
 from seamhost.cli.exitcodes import ExitCode
 from seamhost.errors import (
     AmbiguousSessionId,
+    BundleChanged,
     ConfigError,
     MissingSeams,
     PluginConflict,
@@ -48,6 +49,7 @@ JSON_FLAG = "seamhost.json"  # key of click's shared ctx.meta: the command line 
 # Nothing was done: the arguments, the profile or its plugins are wrong, or name no session.
 USAGE_ERRORS = (
     AmbiguousSessionId,
+    BundleChanged,
     ConfigError,
     MissingSeams,
     PluginConflict,

@@ -49,6 +49,7 @@ from seamhost.tool.declaration import RegisteredTool
 if TYPE_CHECKING:
     from types import ModuleType
 
+    from seamhost.jsonvalue import FrozenDict
     from seamhost.sandbox.confinement import ConfinedCommand, ConfineRequest
     from seamhost.sandbox.runner import Confine
     from seamhost.session.codec import EventCatalog
@@ -103,18 +104,29 @@ class BundleSnapshot:
     plugins: tuple[PluginIdentity, ...]
     """each plugin: name, distribution, version, config digest, provides"""
     tools: tuple[ToolIdentity, ...]  # each tool: name, plugin and the digest of its declaration
+    # The profile's [limits] and [recovery], and the model that answers (the llm/adapter's
+    # identity): part of the digest when present, so a session is continued only by what wrote
+    # it (design.md §6). A snapshot written before they were recorded has none.
+    limits: FrozenDict | None = None
+    recovery: FrozenDict | None = None
+    model: FrozenDict | None = None
 
     @property
     def digest(self) -> str:
         return jsonvalue.digest(self._body())
 
     def _body(self) -> dict[str, Any]:
-        return {
+        body = {
             "profile": self.profile,
             "sandbox_mode": self.sandbox_mode,
             "plugins": [{**p._asdict(), "provides": list(p.provides)} for p in self.plugins],
             "tools": [t.to_json() for t in self.tools],
         }
+        for key in ("limits", "recovery", "model"):
+            value = getattr(self, key)
+            if value is not None:
+                body[key] = jsonvalue.thaw(value)
+        return body
 
     def to_json(self) -> dict[str, Any]:
         return {**self._body(), "digest": self.digest}
@@ -133,6 +145,11 @@ class BundleSnapshot:
                 else ToolIdentity(**t)
                 for t in data["tools"]
             ),
+            **{
+                key: jsonvalue.freeze(data[key])
+                for key in ("limits", "recovery", "model")
+                if data.get(key) is not None
+            },
         )
         if "digest" in data and data["digest"] != snapshot.digest:
             raise ValueError("bundle snapshot digest does not match its content")
@@ -248,6 +265,8 @@ def build_bundle(profile: Profile, *, environ: Mapping[str, str] | None = None) 
             )
             for name, tool in sorted(tools.items())
         ),
+        limits=jsonvalue.freeze(profile.limits.to_json()),
+        recovery=jsonvalue.freeze(profile.recovery.to_json()),
     )
     return Bundle(profile, pm, seams, tools, snapshot)
 

@@ -52,6 +52,7 @@ from seamhost.session.suspension import find_suspension
 if TYPE_CHECKING:
     from seamhost.kernel.bundle import Bundle
     from seamhost.llm.adapter import ModelAdapter
+    from seamhost.session.continuation import ContinuationPlan
     from seamhost.session.live import Session
     from seamhost.session.record import Record
 
@@ -61,7 +62,9 @@ class TurnOutcome:
     """How a turn ended."""
 
     turn: int
-    reason: str  # completed | aborted | error | interrupted | suspended (awaits an approval)
+    # completed | aborted | error | interrupted | suspended (awaits an approval) | parked (awaits
+    # the reconciliation of unknown outcomes, [recovery] on_unknown = "park")
+    reason: str
     steps: int
     message: str | None = None
     approval: str | None = None  # the deferred approval a suspended turn waits on
@@ -169,8 +172,34 @@ class Agent:
         self.session.append(StepEnd(turn=turn, step=step))
         return await self._run(turn, step, [])
 
-    async def _run(self, turn: int, step: int, open_step: list[int]) -> TurnOutcome:
-        """Run steps after `step` until the turn ends (or parks), then close it."""
+    async def continue_turn(self, plan: ContinuationPlan | None = None) -> TurnOutcome | None:
+        """Drive the session's open turn to its end after a crash (design.md §6, "Continue").
+
+        `plan` is what :func:`~seamhost.run.sessions.continue_session` returned (read again from
+        the log when not given). A turn parked on a deferred approval is resumed
+        (:meth:`resume`). ``None`` when no turn is open. See :mod:`seamhost.run.continuing`.
+        """
+        from seamhost.run.continuing import continue_open_turn
+
+        if find_suspension(self.session.records) is not None:
+            return await self.resume()
+        if plan is None:
+            from seamhost.session.continuation import plan_continuation
+
+            plan = plan_continuation(self.session.header, self.session.records)
+        if plan is None:
+            return None
+        self._rearm()
+        return await continue_open_turn(self, plan)
+
+    async def _run(
+        self, turn: int, step: int, open_step: list[int], *, reissue: int | None = None
+    ) -> TurnOutcome:
+        """Run steps after `step` until the turn ends (or parks), then close it.
+
+        With `reissue`, step `step + 1` is already open: its request is issued again, as that
+        attempt, without a second ``step/start``.
+        """
         reason, message = "completed", None
         try:
             while True:
@@ -181,7 +210,8 @@ class Agent:
                 if step > self.max_steps:
                     reason, message = "error", f"the step limit ({self.max_steps}) was reached"
                     break
-                proposals = await self._step(turn, step, open_step)
+                proposals = await self._step(turn, step, open_step, reissue)
+                reissue = None
                 if self.pipeline.suspended is not None:
                     return self._suspended(turn, step, self.pipeline.suspended)
                 if self.pipeline.limit_reached is not None:  # a call found the budget spent
@@ -220,14 +250,15 @@ class Agent:
         return TurnOutcome(turn, "suspended", step, message, approval)
 
     async def _step(
-        self, turn: int, step: int, open_step: list[int]
+        self, turn: int, step: int, open_step: list[int], reissue: int | None = None
     ) -> list[ToolCallProposal] | None:
         ran: list[list[ToolCallProposal]] = []
 
         async def proceed(ctx: StepContext) -> None:
-            self.session.append(StepStart(turn=turn, step=step))
+            if reissue is None:  # else the step is open since before a crash
+                self.session.append(StepStart(turn=turn, step=step))
             open_step.append(step)
-            text, proposals = await self._ask_model(turn, step)
+            text, proposals = await self._ask_model(turn, step, reissue or 1)
             self.session.append(
                 AssistantMessage(
                     turn=turn,
@@ -256,7 +287,9 @@ class Agent:
         await self.bundle.seams.agent_pre_step(StepContext(self.session, turn, step), proceed)
         return ran[0] if ran else None
 
-    async def _ask_model(self, turn: int, step: int) -> tuple[str, list[ToolCallProposal]]:
+    async def _ask_model(
+        self, turn: int, step: int, first_attempt: int = 1
+    ) -> tuple[str, list[ToolCallProposal]]:
         if self._adapter is None:
             self._adapter = self.bundle.seams.llm_adapter()
         request = ModelRequest(
@@ -275,6 +308,7 @@ class Agent:
             cancelled=self.cancelled,
             on_text=self.on_text,
             digests=self._digests,
+            first_attempt=first_attempt,
         )
 
     # -- the derived conversation -------------------------------------------------------------

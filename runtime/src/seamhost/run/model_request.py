@@ -44,8 +44,12 @@ async def request_model(
     cancelled: asyncio.Event,
     on_text: Callable[[str], None] | None = None,
     digests: RequestDigests | None = None,
+    first_attempt: int = 1,
 ) -> tuple[str, list[ToolCallProposal]]:
     """The text and calls of the first attempt that reaches its terminal event.
+
+    `first_attempt` numbers the first attempt: a continuation issues the request of a step
+    whose earlier attempts a crash cut short as the next one (design.md §6).
 
     `digests` is the conversation's :class:`RequestDigests` (the agent keeps one), so that the
     digest of each request costs its new messages only.
@@ -62,7 +66,7 @@ async def request_model(
         digests = RequestDigests()
     digest = digests.of(request.messages, request.tools)
     turn, step = request.turn, request.step
-    attempt = 1
+    attempt = first_attempt
     while True:
         budget.check_model(now_ms())
         session.append(
@@ -102,7 +106,7 @@ async def request_model(
         if wait is None:
             wait = min(BACKOFF_CAP_S, BACKOFF_S * 2 ** (attempt - 1))
         remaining = budget.remaining_s(now_ms())
-        if not failure.retryable or attempt >= max_attempts:
+        if not failure.retryable or attempt - first_attempt + 1 >= max_attempts:
             raise failure
         if remaining is not None and wait >= remaining:
             raise ModelFailed(

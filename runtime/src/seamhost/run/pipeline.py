@@ -102,6 +102,10 @@ class ToolPipeline:
     _governance: Governance = attrs.field(init=False)
     # The approval the last step parked on (design.md §11), ``None`` when it ran to its end.
     suspended: str | None = attrs.field(default=None, init=False)
+    # A continuation (run/continuing.py): approvals that still stand for not-started calls, and
+    # the attempt number of calls dispatched again, by call id; each is used once.
+    carried: dict[str, Suspension] = attrs.field(factory=dict, init=False)
+    next_attempts: dict[str, int] = attrs.field(factory=dict, init=False)
     # The innermost link of every call's tools/execute chain: one object, so the chain is
     # composed once (a bound method read twice is two objects).
     _terminal: Callable[[ToolExecution], Awaitable[ToolResult]] = attrs.field(init=False)
@@ -151,7 +155,7 @@ class ToolPipeline:
                     tool.digest if tool is not None else None,  # descriptor_digest
                 )
             )
-        return await self._run_calls(turn, step, proposals, cancelled, parent)
+        return await self.run_calls(turn, step, proposals, cancelled, parent)
 
     async def resume_step(
         self, turn: int, step: int, parked: Suspension, cancelled: asyncio.Event
@@ -178,11 +182,9 @@ class ToolPipeline:
             return []
         results = await self._settle(turn, step, [verdict], cancelled, None)
         later = proposals[parked.index + 1 :]
-        return results + (
-            await self._run_calls(turn, step, later, cancelled, None) if later else []
-        )
+        return results + (await self.run_calls(turn, step, later, cancelled, None) if later else [])
 
-    async def _run_calls(
+    async def run_calls(
         self,
         turn: int,
         step: int,
@@ -190,6 +192,7 @@ class ToolPipeline:
         cancelled: asyncio.Event,
         parent: ToolExecution | None,
     ) -> list[ToolResult]:
+        """Govern, dispatch and commit calls whose intents are logged (a continuation's too)."""
         self.suspended = None
         results: list[ToolResult] = []
         for batch in batches(proposals, self.bundle.tools):
@@ -221,7 +224,11 @@ class ToolPipeline:
             if self._signal(proposal.call_id, cancelled).is_set():
                 verdicts.append(Refused(None, aborted(proposal.call_id)))
                 continue
-            verdict = await self._governance.govern(turn, step, proposal)
+            carried = self.carried.pop(proposal.call_id, None)
+            if carried is not None:  # its durable allowed-once stands (run/continuing.py)
+                verdict = await self._governance.resume(turn, step, proposal, carried, now_ms())
+            else:
+                verdict = await self._governance.govern(turn, step, proposal)
             if isinstance(verdict, Deferred):  # the calls before it still run; none after it
                 parked = verdict.approval_id
                 break
@@ -254,7 +261,7 @@ class ToolPipeline:
                 settled[index] = ToolResult.failure(call.call_id, ErrorCode(code), problem)
                 self.limit_reached = spent
                 continue
-            self.session.append(dispatch_record(call, 1))
+            self.session.append(dispatch_record(call, self.next_attempts.get(call.call_id, 1)))
             dispatched.append((index, item))
         if len(dispatched) == 1:
             index, item = dispatched[0]
@@ -295,7 +302,7 @@ class ToolPipeline:
                     "the approval does not cover this dispatch; refused",
                 )
             self._used_grants.add(item.grant.approval_id)
-        attempt = 1
+        attempt = self.next_attempts.pop(call.call_id, 1)
         cancelled = self._signal(call.call_id, cancelled)
         while True:
             execution = ToolExecution(call, attempt, cancelled, self.session, parent)

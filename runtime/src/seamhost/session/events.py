@@ -300,6 +300,50 @@ class SessionRepaired(Event):
     torn_records: int = 0
 
 
+@attrs.frozen
+class PendingCallState:
+    """A call of the open step a continuation found without a result, and how far it got."""
+
+    call_id: str
+    state: Literal["not-started", "in-flight"]
+    attempt: int = 0  # the last attempt dispatched (0: none)
+
+
+@attrs.frozen
+class SessionTakeover(Event):
+    """A new owner opened the session to continue its open turn (design.md §6, "Continue").
+
+    Appended instead of repair's ``turn/end {interrupted}``: what the continuation found open
+    (the turn, its open step, each call without a result) and who took it over. `epoch` is the
+    store's lease epoch when it has one; `accepted_changes` lists the identity differences an
+    operator accepted with ``--accept-changes`` (design.md §13).
+    """
+
+    TYPE: ClassVar[str] = "session/takeover"
+    owner: str
+    turn: int
+    step: int | None = None
+    calls: tuple[PendingCallState, ...] = ()
+    epoch: int | None = None
+    accepted_changes: tuple[str, ...] | None = None
+
+
+@attrs.frozen
+class TurnParked(Event):
+    """The turn waits until unknown outcomes are reconciled (``[recovery] on_unknown = "park"``).
+
+    The open turn and step stay open, like a turn parked on a deferred approval; `calls` are
+    the calls whose outcome is unknown. ``session reconcile`` resolves them, then a resume
+    continues the step with the calls that never started.
+    """
+
+    TYPE: ClassVar[str] = "turn/parked"
+    turn: int
+    step: int
+    calls: tuple[str, ...]
+    reason: str
+
+
 CORE_EVENTS: tuple[type[Event], ...] = (
     TurnStart,
     TurnEnd,
@@ -323,6 +367,8 @@ CORE_EVENTS: tuple[type[Event], ...] = (
     SandboxModeChanged,
     InboxSpliced,
     SessionRepaired,
+    SessionTakeover,
+    TurnParked,
 )
 
 # Every core event is made by the draft-based __init__ (seamhost/frozen.py): three a governed call.

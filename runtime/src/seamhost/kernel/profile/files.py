@@ -18,7 +18,7 @@ from seamhost.input_limits import PROFILE_BYTES, parse_toml, read_capped, user_p
 
 PROFILE_PATH_ENV = "SEAMHOST_PROFILE_PATH"
 SHIPPED_DIR = Path(__file__).parents[2] / "profiles"  # the profiles seamhost ships
-SECTIONS = ("profile", "plugins", "sandbox", "limits", "require")
+SECTIONS = ("profile", "plugins", "sandbox", "limits", "recovery", "require")
 
 
 def shipped_dirs(environ: Mapping[str, str] | None = None) -> list[Path]:
@@ -81,6 +81,7 @@ class ProfileFile(NamedTuple):
     sandbox: Mapping[str, Any]
     require: Mapping[str, Any]
     limits: Mapping[str, Any] = {}
+    recovery: Mapping[str, Any] = {}
 
     @property
     def label(self) -> str:
@@ -127,6 +128,7 @@ def read_file(path: Path) -> ProfileFile:
         sandbox=table_of(doc, "sandbox", label),
         require=table_of(doc, "require", label),
         limits=table_of(doc, "limits", label),
+        recovery=table_of(doc, "recovery", label),
     )
 
 

@@ -44,6 +44,7 @@ from seamhost.kernel.profile.files import ProfileFile, load_chain
 from seamhost.kernel.profile.limits import Limits, merge_limits
 from seamhost.kernel.profile.merge import merge_require, merge_sandbox, resolve_secrets, value_at
 from seamhost.kernel.profile.provenance import Provenance
+from seamhost.kernel.profile.recovery import Recovery, merge_recovery
 from seamhost.sandbox.policy import SandboxPolicy
 from seamhost.schema import compile_schema
 
@@ -79,6 +80,7 @@ class Profile:
     require_seams: tuple[str, ...]  # seams that must have a provider ([require] seams)
     require_plugins: FrozenDict  # version requirements by plugin ([require] plugins)
     limits: Limits = attrs.field(factory=Limits)  # the merged [limits]
+    recovery: Recovery = attrs.field(factory=Recovery)  # the merged [recovery]
     provenance: Provenance = attrs.field(factory=Provenance, eq=False, repr=False)
     """which file set each key (for `profile show --why`); a profile built in code has none"""
 
@@ -108,6 +110,7 @@ class Profile:
                 "network": self.sandbox.network,
             },
             "limits": self.limits.to_json(),
+            "recovery": self.recovery.to_json(),
             "require": {
                 "seams": list(self.require_seams),
                 "plugins": jsonvalue.thaw(self.require_plugins),
@@ -194,6 +197,7 @@ def resolve_profile(
         require_seams=tuple(sorted({seam for seam, _ in seams})),
         require_plugins=freeze({name: spec for name, (spec, _) in versions.items()}),
         limits=merge_limits(chain),
+        recovery=merge_recovery(chain),
         provenance=provenance,
     )
 

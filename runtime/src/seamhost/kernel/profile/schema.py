@@ -14,6 +14,7 @@ from typing import Any
 from seamhost.jsonvalue import thaw
 from seamhost.kernel.plugins import PluginDescriptor
 from seamhost.kernel.profile.limits import SCHEMA as LIMITS
+from seamhost.kernel.profile.recovery import SCHEMA as RECOVERY
 from seamhost.sandbox.policy import SandboxMode
 
 SECRET: dict[str, Any] = {  # a value may be a secret marker instead
@@ -90,6 +91,11 @@ def profile_schema(descriptors: Iterable[PluginDescriptor]) -> dict[str, Any]:
                 "type": "object",
                 "additionalProperties": False,
                 "properties": LIMITS,
+            },
+            "recovery": {
+                "type": "object",
+                "additionalProperties": False,
+                "properties": RECOVERY,
             },
             "require": {
                 "type": "object",
