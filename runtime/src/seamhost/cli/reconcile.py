@@ -2,10 +2,10 @@
 
 ``unknowns`` lists every unresolved ``TOOL_OUTCOME_UNKNOWN`` across the stored sessions (readers
 never lock), and the calls dispatched with no result yet, marked unrepaired (a crash left them,
-or their body is running now). ``reconcile ID CALL_ID`` records evidence from a person or a script; ``reconcile
---due`` asks the status probes of tools that declare one. Both take the session's writer, so a
-live writer refuses them; evidence that cannot resolve the call is refused with exit 2, one line,
-and nothing written.
+or their body is running now). ``reconcile ID CALL_ID`` records evidence from a person or a
+script; ``reconcile --due`` asks the status probes of tools that declare one. Both take the
+session's writer, so a live writer refuses them; evidence that cannot resolve the call is refused
+with exit 2, one line, and nothing written.
 """
 
 from __future__ import annotations

@@ -1,15 +1,20 @@
-"""Driving one claimed run to its end: open or start its session, then run what remains.
+"""Driving one claimed run to its end: start or take over its session, then run what remains.
 
 A run whose session is not stored yet starts it in the run's workspace (and seeds the files its
 scenario lists, those missing). One whose session exists (its previous worker died or stalled
-past the lease) opens it, which takes the session's lease first: a live lease refuses the open
-(:class:`~seamhost.errors.SessionHeld`, which the worker answers by handing the run back for the
-lease's remaining time). Nothing here decides who may write: the store's lease and fence do, and
-a driver fenced out (``LEASE_LOST``) stops and leaves the run to the new owner.
+past the lease) is taken over: :func:`~seamhost.run.sessions.continue_session` takes the
+session's lease first (a live lease refuses it: :class:`~seamhost.errors.SessionHeld`, which the
+worker answers by handing the run back for the lease's remaining time), records the takeover
+(this worker's name, the lease epoch, the open turn, step and calls) and the open turn is
+continued (:meth:`~seamhost.run.agent.Agent.continue_turn`), not closed ``interrupted``: calls
+that never started are governed and dispatched once, a call in flight gets its unknown outcome
+and the profile's ``[recovery] on_unknown`` policy, and the scenario's later turns follow.
+Nothing here decides who may write: the store's lease and fence do, and a driver fenced out
+(``LEASE_LOST``) stops before its next body and leaves the run to the new owner.
 
-A run ends ``completed``, ``interrupted`` (its session was repaired and nothing was left to
-run), ``parked`` (it waits on a deferred approval or on reconciliation) or ``failed``, with an
-outcome line that starts with the reason.
+A run ends ``completed``, ``parked`` (it waits on a deferred approval or on reconciliation) or
+``failed``, with an outcome line that starts with the reason; a session whose recorded bundle
+differs from the worker's (``BUNDLE_CHANGED``) is not continued, and the run fails saying how.
 """
 
 from __future__ import annotations
@@ -23,15 +28,24 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from seamhost.errors import LeaseLost, SeamhostError, SessionDamaged, SessionMissing, describe
+from seamhost.errors import (
+    BundleChanged,
+    LeaseLost,
+    SeamhostError,
+    SessionDamaged,
+    SessionMissing,
+    describe,
+)
 
 if TYPE_CHECKING:
     from seamhost.kernel.bundle import Bundle
     from seamhost.run.agent import TurnOutcome
     from seamhost.run.queue import Run
+    from seamhost.session.continuation import ContinuationPlan
     from seamhost.session.live import Session
-    from seamhost.session.repair import RepairPlan
 
+# How a turn that waits ends: on a deferred approval, or on reconciliation (on_unknown = park).
+PARKING = {"suspended": "parked", "parked": "parked"}
 SCRATCH_PREFIX = "seamhost-run-"  # where a scenario's bytes are written for the model to load
 
 
@@ -39,31 +53,31 @@ SCRATCH_PREFIX = "seamhost-run-"  # where a scenario's bytes are written for the
 class RunEnd:
     """How a driver left a run: a final state (None when it lost the run) and a line."""
 
-    state: str | None  # completed | interrupted | parked | failed; None: lost to a new owner
+    state: str | None  # completed | parked | failed; None: lost to a new owner
     outcome: str
     lost: bool = False
 
 
-def repair_summary(session: Session, plan: RepairPlan | None) -> str:
-    """What repair closed, by result code, from the records it appended."""
+def takeover_summary(plan: ContinuationPlan | None) -> str:
+    """What a takeover found open, for the run's outcome line."""
     if plan is None:
         return ""
-    counts: dict[str, int] = {}
-    for record in session.records[len(session.records) - len(plan.events) :]:
-        if record.type == "tool/result":
-            code = str((record.data.get("error") or {}).get("code", "ok"))
-            counts[code] = counts.get(code, 0) + 1
-    shown = ", ".join(f"{n} {code}" for code, n in sorted(counts.items()))
-    return f"repaired: {shown or 'no open call'}"
+    where = f"turn {plan.turn}" + (f" step {plan.step}" if plan.step is not None else "")
+    counts = [
+        f"{len(calls)} {what}"
+        for calls, what in ((plan.in_flight, "in flight"), (plan.not_started, "not started"))
+        if calls
+    ]
+    return f"taken over at {where}" + (f" ({', '.join(counts)})" if counts else "")
 
 
-def classify(outcomes: list[TurnOutcome], repaired: str) -> RunEnd:
+def classify(outcomes: list[TurnOutcome], taken: str) -> RunEnd:
     """The run's final state and outcome line (its reason first) from how its turns ended."""
-    notes = [repaired] if repaired else []
+    notes = [taken] if taken else []
     if not outcomes:
-        return RunEnd("interrupted" if repaired else "completed", "; ".join(notes or ["no turn"]))
+        return RunEnd("completed", "; ".join(["completed: no turn left", *notes]))
     last = outcomes[-1]
-    state = {"completed": "completed", "suspended": "parked"}.get(last.reason, "failed")
+    state = PARKING.get(last.reason, "completed" if last.reason == "completed" else "failed")
     if state == "parked":
         waits = f"deferred approval {last.approval}" if last.approval else "reconciliation"
         reason = f"parked: waits on {waits}"
@@ -80,10 +94,11 @@ def classify(outcomes: list[TurnOutcome], repaired: str) -> RunEnd:
 class RunDriver:
     """Drives one claimed run to its end on a bundle of its own, in the run's workspace."""
 
-    def __init__(self, bundle: Bundle, run: Run, workspace: Path) -> None:
+    def __init__(self, bundle: Bundle, run: Run, workspace: Path, *, owner: str) -> None:
         self.bundle = bundle
         self.run = run
         self.workspace = workspace
+        self.owner = owner  # who the takeover record names: the worker
         self.session: Session | None = None
 
     def progress(self) -> str:
@@ -102,23 +117,24 @@ class RunDriver:
 
     async def _drive(self, scratch: Path) -> RunEnd:
         from seamhost.run.agent import Agent
-        from seamhost.run.sessions import create_session, open_session
+        from seamhost.run.sessions import continue_session, create_session
 
         bundle, run, workspace = self.bundle, self.run, self.workspace
-        plan: RepairPlan | None = None
-        resumed = True
+        plan: ContinuationPlan | None = None
+        taken = True
         try:
-            session, plan = await asyncio.to_thread(open_session, bundle, run.session_id)
+            session, plan = await asyncio.to_thread(
+                continue_session, bundle, run.session_id, owner=self.owner
+            )
         except SessionMissing:
-            resumed = False
+            taken = False
             session = create_session(bundle, session_id=run.session_id, cwd=str(workspace))
-        except SessionDamaged as exc:
+        except (SessionDamaged, BundleChanged) as exc:
             return RunEnd("failed", f"failed: {describe(exc)}")
         self.session = session
-        repaired = repair_summary(session, plan)
         turns = sum(1 for record in session.records if record.type == "turn/start")
         try:
-            messages = self._messages(scratch, turns, seed=not resumed)
+            messages = self._messages(scratch, turns, seed=not taken)
         except SeamhostError as exc:
             with contextlib.suppress(SeamhostError):
                 session.close()
@@ -126,15 +142,16 @@ class RunDriver:
         agent = Agent(bundle, session, workspace=workspace)
         outcomes: list[TurnOutcome] = []
         try:
-            if resumed:
+            if taken:
                 from seamhost.run.probing import probe_unknowns
 
+                # Unknowns of earlier turns first; the open turn's are its continuation's.
                 await probe_unknowns(bundle, session, workspace, cancelled=agent.cancelled)
-                parked = await agent.resume()
-                if parked is not None:
-                    outcomes.append(parked)
+                continued = await agent.continue_turn(plan)
+                if continued is not None:
+                    outcomes.append(continued)
             for message in messages:
-                if outcomes and outcomes[-1].reason == "suspended":
+                if outcomes and outcomes[-1].reason in PARKING:
                     break
                 outcomes.append(await agent.run_turn(message))
             await session.flush()
@@ -146,7 +163,7 @@ class RunDriver:
         finally:
             with contextlib.suppress(SeamhostError):
                 session.close()
-        return classify(outcomes, repaired)
+        return classify(outcomes, takeover_summary(plan))
 
     def _messages(self, scratch: Path, turns: int, *, seed: bool) -> list[str]:
         """The user messages still to run after `turns` stored turns; arms the scripted model
@@ -157,8 +174,8 @@ class RunDriver:
             return [run.prompt] if run.prompt is not None and turns == 0 else []
         path = scratch / (run.scenario_name or "scenario.toml")
         path.write_bytes(run.scenario)
-        # Session turn k is scripted turn k: a turn that crashed is over once repaired, and
-        # the run goes on with the scenario's next turn (not from its first, as `run --resume`).
+        # Session turn k is scripted turn k: a crashed turn is continued where it stopped, and
+        # the run goes on with the scenario's next turns.
         script = self.bundle.seams.llm_replay(path, 1)
         if seed:
             for name, content in script.workspace.items():
@@ -170,4 +187,4 @@ class RunDriver:
         return list(script.user_messages)[turns:]
 
 
-__all__ = ["RunDriver", "RunEnd", "classify", "repair_summary"]
+__all__ = ["RunDriver", "RunEnd", "classify", "takeover_summary"]

@@ -133,7 +133,7 @@ class Worker:
                     await asyncio.to_thread(close)
 
     async def _drive(self, bundle: Bundle, run: Run, workspace: RunWorkspace) -> None:
-        driver = RunDriver(bundle, run, workspace.path)
+        driver = RunDriver(bundle, run, workspace.path, owner=self.name)
         claim_s = min(self.claim_s, store_lease(bundle.store))
         beat = asyncio.create_task(self._heartbeat(driver, claim_s))
         try:
