@@ -1,9 +1,10 @@
 """The chaos matrix: worker processes under SIGKILL, SIGSTOP past the lease and dropped
 connections, then the invariants of design.md §14 checked against the database and the markers.
 
-Faults, chosen at random (seeded) every few tens of milliseconds: SIGKILL a worker (a new one
-replaces it), SIGSTOP one for 0.2 to 2.5 s (often past the 1 s lease, so another worker takes its
-runs over while it sleeps), or ``pg_terminate_backend`` on one of the workers' connections. When
+Faults, chosen at random (seeded) every few tens of milliseconds, mostly at a worker that holds
+a running run's claim: SIGKILL a worker (a new one replaces it), SIGSTOP one for 0.2 to 2.5 s
+(often past the 1 s lease, so another worker takes its runs over while it sleeps), or
+``pg_terminate_backend`` on one of the workers' connections. When
 the faults are over, the surviving workers drain the queue. Then:
 
 * no (call, attempt) was dispatched twice: no marker was created twice, and no session holds two
@@ -13,9 +14,12 @@ the faults are over, the surviving workers drain the queue. Then:
   back intact (contiguous seqs, checksums);
 * no record was written by a fenced-out worker: no record of lease epoch e lies at or past the
   point where a later epoch took the session over (``leases.first_seq``);
-* every run ended ``completed`` or ``interrupted``, and every call is classified honestly: a
-  result ``ok`` has a marker, a ``TOOL_NOT_STARTED`` or ``CHECKPOINT_FAILED`` has none for that
-  attempt, and no ``LEASE_LOST`` result was ever committed (the fenced writer writes nothing);
+* every run ended ``completed`` (a takeover continues the open turn: never ``interrupted``),
+  with one turn per scripted turn and every scripted call's result, in order, each once: the
+  steps after a crash ran;
+* every call is classified honestly: a result ``ok`` has a marker, a ``TOOL_NOT_STARTED`` or
+  ``CHECKPOINT_FAILED`` has none for that attempt, and no ``LEASE_LOST`` result was ever
+  committed (the fenced writer writes nothing);
 * the rig keeps a resume snapshot after every flush, so takeovers open from one: every kept
   snapshot matches a replay of its log (``seamhost session verify``'s check), and none was saved
   by a fenced-out writer (a snapshot of epoch e covers nothing past a later takeover's
@@ -33,6 +37,7 @@ from typing import Any
 
 import attrs
 import psycopg
+from psycopg import sql
 from seamhost_persistence_postgres.store import PostgresStore
 
 from seamhost.cli.snapshot_check import snapshot_check
@@ -40,6 +45,8 @@ from tests.persistence_postgres.rig import Rig
 
 APP = "seamhost-chaos"
 FINAL = {"completed", "interrupted", "parked", "failed"}
+TURNS, STEPS = 3, 2  # each run's scenario: turns of steps of one `mark` call
+CALLS = [f"call-{t}-{s}-1" for t in range(1, TURNS + 1) for s in range(1, STEPS + 1)]
 
 
 @attrs.define
@@ -47,19 +54,29 @@ class Chaos:
     rig: Rig
     seed: int
     workers: list[subprocess.Popen[bytes]] = attrs.Factory(list)
+    names: list[str] = attrs.Factory(list)  # each worker's --name, by index
     stopped: dict[int, float] = attrs.Factory(dict)  # index -> when to SIGCONT
     faults: Counter[str] = attrs.Factory(Counter)
     started: int = 0
 
     def spawn(self, index: int | None = None) -> None:
-        worker = self.rig.worker(
-            "--concurrency", "2", "--name", f"w{self.started}", log=f"w{self.started}.log"
-        )
+        name = f"w{self.started}"
+        worker = self.rig.worker("--concurrency", "2", "--name", name, log=f"{name}.log")
         self.started += 1
         if index is None:
             self.workers.append(worker)
+            self.names.append(name)
         else:
             self.workers[index] = worker
+            self.names[index] = name
+
+    def busy(self, conn: psycopg.Connection[tuple[object, ...]]) -> list[int]:
+        """The workers holding a running run's claim: where a fault interrupts a run."""
+        query = sql.SQL("SELECT worker FROM {}.runs WHERE state = 'running'").format(
+            sql.Identifier(self.rig.schema)
+        )
+        holding = {row[0] for row in conn.execute(query)}
+        return [index for index, name in enumerate(self.names) if name in holding]
 
     def inject(self, rng: random.Random, dsn: str) -> None:
         now = time.monotonic()
@@ -68,7 +85,13 @@ class Chaos:
                 self.workers[index].send_signal(signal.SIGCONT)
                 del self.stopped[index]
         kind = rng.choice(["kill", "stop", "drop", "drop"])
-        index = rng.randrange(len(self.workers))
+        # Mostly at a worker driving a run (a fault on a worker still starting up, or idle,
+        # tests nothing but the restart), so that the faults make takeovers.
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            busy = self.busy(conn)
+        index = (
+            rng.choice(busy) if busy and rng.random() < 0.8 else rng.randrange(len(self.workers))
+        )
         if kind == "kill":
             self.stopped.pop(index, None)
             self.workers[index].send_signal(signal.SIGKILL)
@@ -118,7 +141,7 @@ def run_chaos(
     workers use the rig's, which names them with the application name `APP`.
     """
     rng = random.Random(seed)
-    scenario = rig.scenario("chaos.json", [[{"ms": 30}, {"ms": 30}]] * 3).read_bytes()
+    scenario = rig.scenario("chaos.json", [[{"ms": 30}, {"ms": 30}]] * TURNS).read_bytes()
     store = PostgresStore(dsn, schema=rig.schema)
     try:
         for n in range(runs):
@@ -166,7 +189,7 @@ def check(rig: Rig, store: PostgresStore) -> list[str]:
     markers = rig.marker_names()
     for run in store.runs.all():
         sid = run.session_id
-        if run.state not in ("completed", "interrupted"):
+        if run.state != "completed":
             problems.append(f"run {run.id} ({sid}) ended {run.state}: {run.outcome}")
         if sid not in set(store.ids()):
             problems.append(f"run {run.id}: no session {sid}")
@@ -180,6 +203,10 @@ def check(rig: Rig, store: PostgresStore) -> list[str]:
             (r.data["call_id"], r.data["attempt"]) for r in records if r.type == "tool/dispatch"
         )
         problems += [f"{sid}: {key} dispatched {n} times" for key, n in dispatched.items() if n > 1]
+        turns = sum(1 for r in records if r.type == "turn/start")
+        answered = [r.data["call_id"] for r in records if r.type == "tool/result"]
+        if turns != TURNS or answered != CALLS:
+            problems.append(f"{sid}: {turns} turn(s), results of {answered}, not of {CALLS}")
         ran = {
             tuple(name.removeprefix(f"{sid}:").rsplit(".", 1))
             for name in markers
