@@ -43,6 +43,12 @@ from seamhost import (
 PHASES = os.environ.get("CRASH_PHASES", os.devnull)
 MARKERS = Path(os.environ.get("CRASH_MARKERS", "."))
 HOLD = set(filter(None, os.environ.get("CRASH_HOLD", "").split(",")))
+HOLD_NTH = int(os.environ.get("CRASH_HOLD_NTH", "1"))  # hold at that announcement of a phase
+SEEN: dict[str, int] = {}
+
+def held(name):
+    SEEN[name] = SEEN.get(name, 0) + 1
+    return name in HOLD and SEEN[name] >= HOLD_NTH
 JITTER = float(os.environ.get("CRASH_JITTER", "0"))
 ASK = {"ask": {"type": "boolean"}}
 SCHEMA = {"type": "object", "properties": ASK, "additionalProperties": False}
@@ -54,14 +60,16 @@ def announce(phase, detail):
 
 async def phase(name, detail):
     announce(name, detail)
-    if name in HOLD:
+    if held(name):
         await asyncio.sleep(3600)
     elif JITTER:
         await asyncio.sleep(random.random() * JITTER)
 
 async def effect(ctx):
     await phase("body-before", ctx.call_id)
-    fd = os.open(MARKERS / ctx.call_id, os.O_CREAT | os.O_WRONLY, 0o600)
+    # One line per body run: a continuation must never run a body twice.
+    fd = os.open(MARKERS / ctx.call_id, os.O_CREAT | os.O_WRONLY | os.O_APPEND, 0o600)
+    os.write(fd, f"attempt {ctx.attempt} key {ctx.idempotency_key}\\n".encode())
     os.close(fd)
     await phase("body-after", ctx.call_id)
     return ToolOutput("done " + ctx.call_id)
@@ -98,7 +106,7 @@ class CrashProbe:
     async def tools_execute(self, execution, call_next):
         # Outside checkpoint-policy's wrapper (trylast): the dispatch is appended, not yet flushed.
         announce("dispatch", execution.invocation.call_id)
-        if "dispatch" in HOLD:
+        if held("dispatch"):
             await asyncio.sleep(3600)
         return await call_next(execution)
 
@@ -128,6 +136,7 @@ class CrashProbe:
     @hookimpl(tryfirst=True)
     def llm_stream(self, request, call_next):
         async def observed():
+            await phase("model", request.step)  # before the request leaves (and its flush)
             first = True
             async for event in call_next(request):
                 if first and request.session is not None:
@@ -163,13 +172,15 @@ class Rig:
 
     @property
     def profile(self) -> Path:
-        return self.root / "profile.toml"
+        # Found by its name too (SEAMHOST_PROFILE_PATH): a resume without --profile uses it.
+        return self.root / "profiles" / "crashrig.toml"
 
     @classmethod
     def make(cls, root: Path) -> Rig:
         rig = cls(root)
         rig.site.mkdir(parents=True)
         rig.markers.mkdir()
+        rig.profile.parent.mkdir()
         (rig.site / "seamhost_crashprobe.py").write_text(PROBE)
         info = rig.site / "seamhost_crashprobe-0.1.0.dist-info"
         info.mkdir()
@@ -187,15 +198,19 @@ class Rig:
         )
         return rig
 
-    def env(self, phases: Path, hold: Sequence[str] = (), jitter: float = 0.0) -> dict[str, str]:
+    def env(
+        self, phases: Path, hold: Sequence[str] = (), jitter: float = 0.0, nth: int = 1
+    ) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("SEAMHOST_", "CRASH_"))}
         env.update(
             PYTHONPATH=os.pathsep.join(filter(None, [str(self.site), env.get("PYTHONPATH", "")])),
             SEAMHOST_HOME=str(self.home),
+            SEAMHOST_PROFILE_PATH=str(self.profile.parent),
             CRASH_PHASES=str(phases),
             CRASH_MARKERS=str(self.markers),
             CRASH_HOLD=",".join(hold),
             CRASH_JITTER=str(jitter),
+            CRASH_HOLD_NTH=str(nth),
         )
         return env
 
@@ -354,7 +369,7 @@ def aftermath(rig: Rig, session: str, phase_file: Path) -> Aftermath:
     stored = list(store.read(session).records())
     left = snapshot_status(store, session)
     env = rig.env(rig.root / "repair-phases")
-    result = rig.cli("run", "--profile", str(rig.profile), "--resume", session, env=env)
+    result = rig.cli("session", "repair", "--profile", str(rig.profile), session, env=env)
     if result.returncode != 0:
         raise AssertionError(f"repair failed: {result.stdout}{result.stderr}")
     repaired = list(rig.bundle().store.read(session).records())

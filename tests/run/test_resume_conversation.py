@@ -135,13 +135,13 @@ def test_deriving_the_conversation_pauses_the_collector_and_restores_it(
         try:
             reopened, _ = open_session(bundle, "s-1")
             agent = Agent(bundle, reopened, workspace=tmp_path)
-            original = agent._observe
+            original = agent._view.observe
 
             def spy(record: Record, original: Any = original) -> None:
                 seen.append(gc.isenabled())
                 original(record)
 
-            agent._observe = spy  # type: ignore[method-assign]
+            agent._view.observe = spy  # type: ignore[method-assign]
             assert agent.messages
             assert gc.isenabled() is enabled
             reopened.close()

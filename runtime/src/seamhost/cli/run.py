@@ -9,19 +9,19 @@ import signal
 import sys
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
 from seamhost.cli.limits import limit_option, with_limits
-from seamhost.cli.lookup import resolve_session
 from seamhost.cli.profile_option import profile_option
+from seamhost.cli.resuming import accept_changes_option
 
 if TYPE_CHECKING:
-    from seamhost.cli.timeline import Timeline
     from seamhost.kernel.bundle import Bundle
     from seamhost.llm.replay import Script
     from seamhost.run.agent import Agent, TurnOutcome
+    from seamhost.session.continuation import ContinuationPlan
     from seamhost.session.live import Session
     from seamhost.session.record import Record
 
@@ -51,11 +51,13 @@ def is_temporary_workspace(path: Path) -> bool:
     "--resume",
     "resume_id",
     metavar="ID",
-    help="Open the stored session ID instead of creating one: repair its crashed tail (shown), "
-    "or continue the turn it parked on a deferred approval once that was answered; then run "
-    "SCENARIO's remaining turns. Without SCENARIO, only repair, or continue with the model the "
-    "profile configures (the scripted model needs the SCENARIO again).",
+    help="Continue the stored session ID (a unique prefix will do) under the profile it "
+    "recorded: its open turn goes on where a crash left it (calls never started are governed "
+    "and dispatched once, calls in flight are reported unknown), or where it parked; session "
+    "turn k is SCENARIO's turn k, and SCENARIO's later turns run after. Without SCENARIO, the "
+    "open turn continues with the profile's model; a finished session is left as it is.",
 )
+@accept_changes_option
 @click.option(
     "--workspace",
     type=click.Path(file_okay=False, path_type=Path),
@@ -98,6 +100,7 @@ def run(
     as_json: bool,
     approval_policy: str | None,
     check: bool,
+    accept_changes: bool = False,
     limits: tuple[str, ...] = (),
 ) -> None:
     """Run SCENARIO (a scripted conversation, TOML or JSON) as an agent session.
@@ -108,12 +111,9 @@ def run(
     stopped at a deferred approval (answer it with `seamhost approve` or `reject`, then resume).
     """
 
-    from seamhost.cli import started
     from seamhost.cli.output import console
     from seamhost.cli.run_outcome import mismatches_of, report_run
     from seamhost.cli.timeline import Timeline
-    from seamhost.kernel.bundle import build_bundle
-    from seamhost.kernel.profile.resolve import resolve_profile
     from seamhost.run.agent import Agent
     from seamhost.run.sessions import create_session
 
@@ -121,17 +121,22 @@ def run(
         raise click.UsageError("give a SCENARIO to run, or --resume ID")
     if resume_id is not None and session_id is not None:
         raise click.UsageError("--session names a new session; --resume an existing one")
-    profile = with_limits(resolve_profile(profile_ref), limits)
-    bundle = build_bundle(profile)
-    started()  # a session allocates garbage: collect it again
+    if accept_changes and resume_id is None:
+        raise click.UsageError("--accept-changes goes with --resume ID")
+    bundle, resume_id = _bundle(profile_ref, resume_id, limits)
+    profile = bundle.profile
+    # Session turn k is scripted turn k, on a resume too (the model's identity then names it).
     scenario = _replay(bundle, scenario_path) if scenario_path is not None else None
     out = console()
     transcript = Timeline(out)
+    plan = None
     if resume_id is not None:
-        resume_id = resolve_session(bundle.store, resume_id)
-        session, root = _resume(bundle, resume_id, workspace, transcript, quiet=as_json)
-        if scenario_path is not None:
-            scenario = _replay_after(bundle, scenario_path, session) or scenario
+        from seamhost.cli.resuming import refuse_without_model, reopen
+
+        session, root, plan = reopen(
+            bundle, resume_id, workspace, transcript, accept_changes=accept_changes, quiet=as_json
+        )
+        refuse_without_model(bundle, session, plan)
     else:
         root = (workspace or Path(tempfile.mkdtemp(prefix=WORKSPACE_PREFIX))).resolve()
         session = create_session(bundle, session_id=session_id, cwd=str(root))
@@ -149,11 +154,11 @@ def run(
     agent = Agent(bundle, session, workspace=root)
     outcomes: list[TurnOutcome] = []
     try:
-        outcomes = asyncio.run(_drive(agent, scenario, resume=resume_id is not None))
+        outcomes = asyncio.run(_drive(agent, scenario, resume=resume_id is not None, plan=plan))
     finally:
         session.close()
         temporary = workspace is None and is_temporary_workspace(root)
-        parked = bool(outcomes) and outcomes[-1].reason == "suspended"
+        parked = bool(outcomes) and outcomes[-1].reason in ("suspended", "parked")
         if temporary and (keep_workspace or parked):
             console(stderr=True).print(f"workspace kept: {root}", highlight=False)
         elif temporary:
@@ -165,18 +170,27 @@ def run(
     sys.exit(int(ended))
 
 
-def _replay_after(bundle: Bundle, path: Path, session: Session) -> Script | None:
-    """Re-arm the replay for a session resumed after a crash; ``None`` for a parked one.
+def _bundle(
+    profile_ref: str, resume_id: str | None, limits: tuple[str, ...]
+) -> tuple[Bundle, str | None]:
+    """The bundle to run with, and the full id of the session to resume (if any).
 
-    After a crash the scenario's turns run as new turns, so its first answers the next one; a
-    parked turn continues the scenario where it stopped (its first turn answers turn 1).
+    A resume runs under the profile its session recorded unless --profile is given
+    (:mod:`seamhost.cli.resuming`).
     """
-    from seamhost.session.suspension import find_suspension
+    from seamhost.cli import started
+    from seamhost.kernel.bundle import build_bundle
+    from seamhost.kernel.profile.resolve import resolve_profile
 
-    if find_suspension(session.records) is not None:
-        return None
-    last = session.last("turn/start")  # turns are numbered 1, 2, ... as the agent starts them
-    return _replay(bundle, path, int(last.data["turn"]) + 1 if last is not None else 1)
+    if resume_id is not None:
+        from seamhost.cli.resuming import profile_given, resume_profile
+
+        resolved, resume_id = resume_profile(profile_ref, resume_id, explicit=profile_given())
+    else:
+        resolved = resolve_profile(profile_ref)
+    bundle = build_bundle(with_limits(resolved, limits))
+    started()  # a session allocates garbage: collect it again
+    return bundle, resume_id
 
 
 def _replay(bundle: Bundle, path: Path, first_turn: int = 1) -> Script:
@@ -193,65 +207,6 @@ def _replay(bundle: Bundle, path: Path, first_turn: int = 1) -> Script:
     return bundle.seams.llm_replay(path.resolve(), first_turn)
 
 
-def _resume(
-    bundle: Bundle, session_id: str, workspace: Path | None, transcript: Timeline, *, quiet: bool
-) -> tuple[Session, Path]:
-    """Open (and repair) a stored session, showing what repair closed."""
-    from seamhost.run.sessions import open_session
-
-    session, plan = open_session(bundle, session_id)
-    # Results of the resumed turn show their tools' names; its calls are at or after the resume
-    # snapshot's window (docs/design.md, "Resume snapshots"), so no more of the log is read.
-    start = session.resumed.window_start if session.resumed is not None else 0
-    for record in session.records[start:]:
-        if record.type == "tool/call":
-            transcript.calls[str(record.data["call_id"])] = str(record.data["name"])
-    root = (workspace or Path(session.header.cwd)).resolve()
-    if not quiet:
-        out = transcript.out
-        out.print(
-            f"[bold]resumed[/bold] {session.id}  profile {bundle.profile.name}  workspace {root}"
-        )
-        if plan is None:
-            from seamhost.session.suspension import find_suspension
-
-            parked = find_suspension(session.records)
-            out.print(
-                f"  the last turn is parked on approval {parked.approval_id}"
-                if parked is not None
-                else "  nothing to repair: the last turn was closed"
-            )
-        else:
-            for record in session.records[len(session.records) - len(plan.events) :]:
-                transcript(record)
-    changes = _identity_changes(session.header.bundle, bundle.snapshot.to_json())
-    if changes:
-        transcript.out.print(
-            f"[yellow]note[/yellow]: the session continues with other plugins or tools than "
-            f"wrote it: {'; '.join(changes)}",
-            highlight=False,
-        )
-    return session, root
-
-
-def _identity_changes(then: Any, now: Any) -> list[str]:
-    """Plugins (name, distribution, version) and tool descriptors that differ between bundles."""
-
-    def plugins(snapshot: Any) -> set[str]:
-        return {
-            f"{p['name']} {p['version']} ({p['distribution']})" for p in snapshot.get("plugins", ())
-        }
-
-    def tools(snapshot: Any) -> set[str]:
-        return {f"tool {t['name']} {t['digest'][:19]}" for t in snapshot.get("tools", ())}
-
-    changes = []
-    for kind in (plugins, tools):
-        gone, new = kind(then) - kind(now), kind(now) - kind(then)
-        changes += [f"-{item}" for item in sorted(gone)] + [f"+{item}" for item in sorted(new)]
-    return changes
-
-
 def _seed(root: Path, scenario: Script | None) -> None:
     """Create the workspace and the scenario's files that are not there yet."""
     root.mkdir(parents=True, exist_ok=True)
@@ -266,24 +221,26 @@ def _print_envelope(record: Record) -> None:
     sys.stdout.write(record.envelope().decode() + "\n")
 
 
-async def _drive(agent: Agent, scenario: Script | None, *, resume: bool) -> list[TurnOutcome]:
+async def _drive(
+    agent: Agent, scenario: Script | None, *, resume: bool, plan: ContinuationPlan | None
+) -> list[TurnOutcome]:
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGINT, agent.cancel)
     outcomes: list[TurnOutcome] = []
-    messages = list(scenario.user_messages) if scenario is not None else []
+    # Session turn k is the scenario's turn k: only turns after the session's last one are new.
+    messages = list(scenario.user_messages)[agent.turn :] if scenario is not None else []
     try:
-        if resume:  # design.md §10: what the tools can tell is known before the next step
+        if resume and plan is None:  # design.md §10: what the tools can tell is known first
             from seamhost.run.probing import probe_unknowns
 
             await probe_unknowns(
                 agent.bundle, agent.session, agent.workspace, cancelled=agent.cancelled
             )
-        resumed = await agent.resume() if resume else None
-        if resumed is not None:  # the parked turn came first; the scenario's later turns follow
+        resumed = await agent.continue_turn(plan) if resume else None
+        if resumed is not None:  # the open turn came first; the scenario's later turns follow
             outcomes.append(resumed)
-            messages = messages[resumed.turn :]
         for message in messages:
-            if outcomes and outcomes[-1].reason == "suspended":
+            if outcomes and outcomes[-1].reason in ("suspended", "parked"):
                 break
             outcome = await agent.run_turn(message)
             outcomes.append(outcome)

@@ -28,8 +28,9 @@ def report_run(
     one line on stderr and, with --json, one ``{"error": ...}`` object after the envelopes, whose
     details hold the turns that did not complete and --check's mismatches.
     """
-    suspended = outcomes[-1] if outcomes and outcomes[-1].reason == "suspended" else None
-    failed = [o for o in outcomes if o.reason not in ("completed", "suspended")]
+    parked = ("suspended", "parked")  # on a deferred approval, on a reconciliation
+    suspended = outcomes[-1] if outcomes and outcomes[-1].reason in parked else None
+    failed = [o for o in outcomes if o.reason not in ("completed", *parked)]
     if not quiet and suspended is None:
         summary = "all completed" if not failed else f"{len(failed)} did not complete"
         out.print(f"session {session_id}: {len(outcomes)} turn(s), {summary}")
@@ -38,6 +39,8 @@ def report_run(
     if interrupted:
         code, message = ExitCode.INTERRUPTED, f"interrupted: session {session_id} stopped"
         message += f"; continue it with `seamhost run --resume {session_id} [SCENARIO]`"
+    elif suspended is not None and suspended.reason == "parked":
+        code, message = ExitCode.AWAITS_APPROVAL, reconcile_advice(session_id, suspended)
     elif suspended is not None:
         code, message = ExitCode.AWAITS_APPROVAL, _parked(session_id, suspended.approval or "?")
         details["approval_id"] = suspended.approval
@@ -83,6 +86,15 @@ def _parked(session_id: str, approval: str) -> str:
         f"session {session_id} awaits approval {approval}: answer it with "
         f"`seamhost approve {session_id} {approval}` or `seamhost reject {session_id} "
         f"{approval}`, then continue with `seamhost run --resume {session_id} [SCENARIO]`"
+    )
+
+
+def reconcile_advice(session_id: str, parked: TurnOutcome) -> str:
+    """What to do about a turn parked until unknown outcomes are reconciled."""
+    return (
+        f"session {session_id} is parked: {parked.message}; check what those calls did, record "
+        f"it with `seamhost session reconcile {session_id} CALL_ID ...`, then continue with "
+        f"`seamhost run --resume {session_id} [SCENARIO]`"
     )
 
 

@@ -11,32 +11,28 @@ policy flushes there); the step appends ``step/start``, asks the model through t
 
 A call whose approval is deferred parks the turn (design.md §11): the run ends ``suspended`` with
 the step and the turn left open (:mod:`seamhost.session.suspension`), and :meth:`Agent.resume`
-continues them once the question is answered.
+continues them once the question is answered. A turn a crash cut short is finished by
+:meth:`Agent.continue_turn` (:mod:`seamhost.run.continuing`).
 
-What the model is shown is derived from the log, incrementally (no rescan per step), so the cost of
-a step does not grow with the session's length.
+What the model is shown is derived from the log, incrementally (:mod:`seamhost.run.conversation`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import gc
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-import attrs
-import orjson
 
 from seamhost.approval.service import ApprovalService
 from seamhost.errors import ErrorCode, LimitReached, SeamUnavailable, describe
 from seamhost.llm.adapter import ModelFailed, ModelRequest, ToolCallProposal
 from seamhost.run.arguments import model_declaration
 from seamhost.run.budget import Budget
+from seamhost.run.conversation import Conversation
 from seamhost.run.model_request import RequestDigests, request_model
 from seamhost.run.pipeline import ToolPipeline
-from seamhost.session.derived import SHOWN
+from seamhost.run.turn_outcome import TurnOutcome
 from seamhost.session.events import (
     AssistantMessage,
     ProposedCall,
@@ -54,20 +50,6 @@ if TYPE_CHECKING:
     from seamhost.llm.adapter import ModelAdapter
     from seamhost.session.continuation import ContinuationPlan
     from seamhost.session.live import Session
-    from seamhost.session.record import Record
-
-
-@attrs.frozen
-class TurnOutcome:
-    """How a turn ended."""
-
-    turn: int
-    # completed | aborted | error | interrupted | suspended (awaits an approval) | parked (awaits
-    # the reconciliation of unknown outcomes, [recovery] on_unknown = "park")
-    reason: str
-    steps: int
-    message: str | None = None
-    approval: str | None = None  # the deferred approval a suspended turn waits on
 
 
 class Agent:
@@ -106,30 +88,24 @@ class Agent:
         self._tools = tuple(
             model_declaration(bundle.tools[name].spec) for name in sorted(names & set(bundle.tools))
         )
-        self._notified_mode: str | None = None  # the sandbox mode the model was last told
         self.budget = Budget(bundle.profile.limits, session)
         self.pipeline.budget = self.budget
         self._adapter: ModelAdapter | None = None
         # Called with each piece of assistant text as it streams (a terminal shows it live); the
         # log records the message only once its attempt ended with a terminal event.
         self.on_text: Callable[[str], None] | None = None
-        last_turn = session.last("turn/start")
-        self._turn = int(last_turn.data["turn"]) if last_turn is not None else 0
-        # Derived on first use: a session opened from a resume snapshot reads the records before
-        # it only when the model is first asked (docs/design.md, "Resume snapshots").
-        self._messages: list[dict[str, Any]] | None = None
+        self._view = Conversation(bundle, session)
         self._digests = RequestDigests()  # each request's digest, fed its new messages only
-        session.listen(self._follow)
 
     @property
     def turn(self) -> int:
         """The number of the last turn started in the session (0 when none)."""
-        return self._turn
+        return self._view.turn
 
     @property
     def messages(self) -> tuple[dict[str, Any], ...]:
         """The conversation as the model sees it, derived from the log."""
-        return tuple(self._conversation())
+        return tuple(self._view.derive())
 
     def cancel(self) -> None:
         """Cancel the running turn: undispatched calls are aborted, started bodies settle."""
@@ -145,11 +121,11 @@ class Agent:
 
     async def run_turn(self, user: str, *, source: str = "user") -> TurnOutcome:
         """Run one turn for the user's message and return how it ended."""
-        turn = self._turn + 1
+        turn = self._view.turn + 1
         self._rearm()
         self.session.append(TurnStart(turn=turn))
         self.session.append(UserMessage(turn=turn, step=0, content=user, source=source))
-        return await self._run(turn, 0, [])
+        return await self.run_steps(turn, 0, [])
 
     async def resume(self) -> TurnOutcome | None:
         """Continue the turn parked on a deferred approval; ``None`` when nothing is parked.
@@ -166,11 +142,11 @@ class Agent:
         try:
             await self.pipeline.resume_step(turn, step, parked, self.cancelled)
         except Exception as exc:
-            return self._close(turn, step, [step], "error", describe(exc))
+            return self.close_turn(turn, step, [step], "error", describe(exc))
         if self.pipeline.suspended is not None:
-            return self._suspended(turn, step, self.pipeline.suspended)
+            return self.suspended_turn(turn, step, self.pipeline.suspended)
         self.session.append(StepEnd(turn=turn, step=step))
-        return await self._run(turn, step, [])
+        return await self.run_steps(turn, step, [])
 
     async def continue_turn(self, plan: ContinuationPlan | None = None) -> TurnOutcome | None:
         """Drive the session's open turn to its end after a crash (design.md §6, "Continue").
@@ -192,7 +168,7 @@ class Agent:
         self._rearm()
         return await continue_open_turn(self, plan)
 
-    async def _run(
+    async def run_steps(
         self, turn: int, step: int, open_step: list[int], *, reissue: int | None = None
     ) -> TurnOutcome:
         """Run steps after `step` until the turn ends (or parks), then close it.
@@ -213,7 +189,7 @@ class Agent:
                 proposals = await self._step(turn, step, open_step, reissue)
                 reissue = None
                 if self.pipeline.suspended is not None:
-                    return self._suspended(turn, step, self.pipeline.suspended)
+                    return self.suspended_turn(turn, step, self.pipeline.suspended)
                 if self.pipeline.limit_reached is not None:  # a call found the budget spent
                     reason, message = "error", self.pipeline.limit_reached
                     break
@@ -234,9 +210,9 @@ class Agent:
             reason, message = "error", str(exc)
         except Exception as exc:
             reason, message = "error", describe(exc)
-        return self._close(turn, step, open_step, reason, message)
+        return self.close_turn(turn, step, open_step, reason, message)
 
-    def _close(
+    def close_turn(
         self, turn: int, step: int, open_step: list[int], reason: str, message: str | None
     ) -> TurnOutcome:
         if open_step:
@@ -244,7 +220,7 @@ class Agent:
         self.session.append(TurnEnd(turn=turn, reason=reason, message=message))  # type: ignore[arg-type]
         return TurnOutcome(turn, reason, step, message)
 
-    def _suspended(self, turn: int, step: int, approval: str) -> TurnOutcome:
+    def suspended_turn(self, turn: int, step: int, approval: str) -> TurnOutcome:
         """The turn parks: its step and the turn stay open in the log for :meth:`resume`."""
         message = f"awaits approval {approval}"
         return TurnOutcome(turn, "suspended", step, message, approval)
@@ -296,7 +272,7 @@ class Agent:
             self.session.id,
             turn,
             step,
-            tuple(self._conversation()),
+            tuple(self._view.derive()),
             self._tools,
             session=self.session,
         )
@@ -311,111 +287,5 @@ class Agent:
             first_attempt=first_attempt,
         )
 
-    # -- the derived conversation -------------------------------------------------------------
 
-    def _sandbox_notice(self, mode: str) -> None:
-        """design.md §12: the model is told its sandbox when the session starts and on changes."""
-        messages = self._messages
-        assert messages is not None  # called while the conversation is derived
-        roots = ", ".join(str(r) for r in self.bundle.profile.sandbox.writable_roots)
-        writes = {
-            "read-only": "nothing may be written",
-            "workspace-write": "writes are allowed in the workspace"
-            + (f" and in {roots}" if roots else ""),
-            "danger-full-access": "nothing is confined",
-        }.get(mode, "")
-        messages.append(
-            {
-                "role": "context",
-                "content": f"The sandbox mode is `{mode}`: {writes}. A call that needs a wider "
-                "mode may ask for it with `sandbox_permissions` and a `justification`; a person "
-                "approves it for that call only.",
-            }
-        )
-        self._notified_mode = mode
-
-    def _conversation(self) -> list[dict[str, Any]]:
-        if self._messages is None:
-            self._messages = []
-            with _collector_paused():
-                for record in self.session.shown_records():  # from the snapshot's pieces, if any
-                    self._observe(record)
-        return self._messages
-
-    def _follow(self, record: Record) -> None:
-        if self._messages is not None:
-            self._observe(record)
-        elif record.type == "turn/start":
-            self._turn = max(self._turn, int(record.data["turn"]))
-
-    def _observe(self, record: Record) -> None:
-        kind = record.type
-        if kind not in SHOWN:  # the snapshot's pieces keep only these: they must be all it reads
-            return
-        data = orjson.loads(record.data_json)  # a fresh plain copy: nothing to freeze or thaw
-        messages = self._messages
-        assert messages is not None  # called while the conversation is derived
-        if kind == "turn/start":
-            self._turn = max(self._turn, int(data["turn"]))
-            if self._notified_mode is None:  # no sandbox/mode event yet: the profile's mode
-                self._sandbox_notice(str(self.session.header.bundle.get("sandbox_mode")))
-        elif kind == "sandbox/mode":
-            if data["mode"] != self._notified_mode:
-                self._sandbox_notice(str(data["mode"]))
-        elif kind == "user/message":
-            messages.append({"role": "user", "content": data["content"]})
-        elif kind == "assistant/message":
-            messages.append(
-                {
-                    "role": "assistant",
-                    "content": data["content"],
-                    "tool_calls": data.get("tool_calls", []),
-                }
-            )
-        elif kind == "tool/result":
-            messages.append(
-                {
-                    "role": "tool",
-                    "call_id": data["call_id"],
-                    "content": data["content"],
-                    "is_error": data["is_error"],
-                }
-            )
-        elif kind == "tool/reconciled":
-            # design.md §10: the model learns at its next step what an unknown outcome was.
-            messages.append(
-                {
-                    "role": "context",
-                    "content": f"The outcome of call {data['call_id']} (attempt "
-                    f"{data['attempt']}), reported TOOL_OUTCOME_UNKNOWN, is now known from "
-                    f"{data['source']}: {data['content']}",
-                }
-            )
-        elif kind == "agent/inbox/spliced":
-            messages.extend({"role": "context", "content": c} for c in data["contexts"])
-        elif kind == "approval/policy":
-            # The model sees the policy it now works under, appended where it changed: the
-            # earlier conversation (a stable request prefix) is never rewritten.
-            messages.append(
-                {
-                    "role": "context",
-                    "content": f"The approval policy is now `{data['policy']}` "
-                    f"(set by {data['source']}): calls that need approval are "
-                    + ("refused without asking." if data["policy"] == "never" else "asked about."),
-                }
-            )
-
-
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """The cyclic garbage collector paused while a conversation is derived: that makes a
-    container or two per message, none in a cycle, and every full collection meanwhile walks
-    them all again (measured at 100k steps: 0.2 to 0.5 s of a 0.9 s derivation, in 2 to 5 full
-    collections). Resumed afterwards, unless it was paused already."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
+__all__ = ["Agent", "TurnOutcome"]

@@ -29,11 +29,12 @@ the open turn to its end, in the same turn, with the same call ids:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from seamhost.errors import ErrorCode, describe
 from seamhost.llm.adapter import ToolCallProposal
 from seamhost.run.probing import probe_unknowns
+from seamhost.run.turn_outcome import TurnOutcome
 from seamhost.session.events import (
     StepEnd,
     ToolAttemptFailed,
@@ -47,22 +48,45 @@ from seamhost.session.repair import NOT_STARTED_ADVICE, UNKNOWN_ADVICE, unknown_
 from seamhost.session.suspension import Suspension
 
 if TYPE_CHECKING:
-    from seamhost.run.agent import Agent, TurnOutcome
+    import asyncio
+    from pathlib import Path
+
+    from seamhost.kernel.bundle import Bundle
+    from seamhost.run.pipeline import ToolPipeline
     from seamhost.session.continuation import ContinuationPlan, PendingCall
+    from seamhost.session.live import Session
     from seamhost.session.record import Record
 
 ON_UNKNOWN = ("report", "park", "fail")
 
 
-async def continue_open_turn(agent: Agent, plan: ContinuationPlan) -> TurnOutcome:
-    """Drive the open turn of `plan` to its end (or to a park); see the module docstring."""
-    from seamhost.run.agent import TurnOutcome
+class TurnDriver(Protocol):
+    """What a continuation needs of the agent (:class:`seamhost.run.agent.Agent`) it drives."""
 
+    bundle: Bundle
+    session: Session
+    workspace: Path
+    pipeline: ToolPipeline
+    cancelled: asyncio.Event
+
+    async def run_steps(
+        self, turn: int, step: int, open_step: list[int], *, reissue: int | None = None
+    ) -> TurnOutcome: ...
+
+    def close_turn(
+        self, turn: int, step: int, open_step: list[int], reason: str, message: str | None
+    ) -> TurnOutcome: ...
+
+    def suspended_turn(self, turn: int, step: int, approval: str) -> TurnOutcome: ...
+
+
+async def continue_open_turn(agent: TurnDriver, plan: ContinuationPlan) -> TurnOutcome:
+    """Drive the open turn of `plan` to its end (or to a park); see the module docstring."""
     turn, step = plan.turn, plan.step
     if step is None:
-        return await agent._run(turn, plan.last_step, [])
+        return await agent.run_steps(turn, plan.last_step, [])
     if not plan.answered:
-        return await agent._run(turn, step - 1, [], reissue=plan.next_attempt)
+        return await agent.run_steps(turn, step - 1, [], reissue=plan.next_attempt)
     session, bundle = agent.session, agent.bundle
     pipeline = agent.pipeline
     policy = on_unknown(agent)
@@ -87,8 +111,7 @@ async def continue_open_turn(agent: Agent, plan: ContinuationPlan) -> TurnOutcom
     still = unresolved(session.records[mark:], [*plan.unreconciled, *unknown])
     if still and policy == "park":
         reason = f"{ErrorCode.TOOL_OUTCOME_UNKNOWN}: awaits reconciliation of {', '.join(still)}"
-        if not plan.parked or unknown:
-            session.append(TurnParked(turn, step, tuple(still), reason))
+        session.append(TurnParked(turn, step, tuple(still), reason))
         return TurnOutcome(turn, "parked", step, reason)
     if still and policy == "fail":
         for call in again:
@@ -101,14 +124,16 @@ async def continue_open_turn(agent: Agent, plan: ContinuationPlan) -> TurnOutcom
         try:
             await _dispatch_again(agent, plan, again)
         except Exception as exc:
-            return agent._close(turn, step, [step], "error", describe(exc))
+            return agent.close_turn(turn, step, [step], "error", describe(exc))
         if pipeline.suspended is not None:
-            return agent._suspended(turn, step, pipeline.suspended)
+            return agent.suspended_turn(turn, step, pipeline.suspended)
     session.append(StepEnd(turn=turn, step=step))
-    return await agent._run(turn, step, [])
+    return await agent.run_steps(turn, step, [])
 
 
-async def _dispatch_again(agent: Agent, plan: ContinuationPlan, calls: list[PendingCall]) -> None:
+async def _dispatch_again(
+    agent: TurnDriver, plan: ContinuationPlan, calls: list[PendingCall]
+) -> None:
     """Govern and dispatch `calls` of the open step, in model order, through the pipeline."""
     turn, step = plan.turn, plan.step
     assert step is not None
@@ -151,7 +176,7 @@ async def _dispatch_again(agent: Agent, plan: ContinuationPlan, calls: list[Pend
     await pipeline.run_calls(turn, step, proposals, agent.cancelled, None)
 
 
-def on_unknown(agent: Agent) -> str:
+def on_unknown(agent: TurnDriver) -> str:
     """The ``[recovery] on_unknown`` policy the session recorded, else the profile's."""
     recorded = agent.session.header.bundle.get("recovery")
     if recorded is not None and recorded.get("on_unknown") in ON_UNKNOWN:
@@ -181,4 +206,4 @@ def not_started_result(turn: int, step: int, call: PendingCall) -> ToolResultEve
     return ToolResultEvent(turn, step, call.call_id, True, content, error, None, None)
 
 
-__all__ = ["ON_UNKNOWN", "continue_open_turn", "on_unknown"]
+__all__ = ["ON_UNKNOWN", "TurnDriver", "continue_open_turn", "on_unknown"]

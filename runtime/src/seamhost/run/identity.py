@@ -12,9 +12,27 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from seamhost.errors import SeamhostError
+
 if TYPE_CHECKING:
     from seamhost.kernel.bundle import Bundle
     from seamhost.session.live import Session
+
+
+def model_identity(bundle: Bundle) -> dict[str, Any] | None:
+    """The `llm/adapter` provider's identity (plugin, version, base URL, model), if it has one.
+
+    A provider that cannot be made yet (a scripted model without its scenario) has none here;
+    its first model request reports why.
+    """
+    if not bundle.seams.has("llm/adapter"):
+        return None
+    try:
+        adapter = bundle.seams.llm_adapter()
+    except SeamhostError:
+        return None
+    identity = getattr(adapter, "identity", None)
+    return dict(identity) if identity else None  # the header freezes what it holds
 
 
 def recorded_model(session: Session) -> Mapping[str, Any] | None:
@@ -31,8 +49,6 @@ def identity_changes(
     The model is compared only when both sides know it: an adapter that cannot be made yet
     (the scripted model before its scenario is loaded) has no identity to compare.
     """
-    from seamhost.run.sessions import model_identity
-
     now = bundle.snapshot.to_json()
     changes: list[str] = []
     for key, label in (("profile", "profile"), ("sandbox_mode", "sandbox mode")):
@@ -84,4 +100,4 @@ def _short(value: Any) -> str:
     return text[:19] if text.startswith("sha256:") else text
 
 
-__all__ = ["identity_changes", "recorded_model"]
+__all__ = ["identity_changes", "model_identity", "recorded_model"]

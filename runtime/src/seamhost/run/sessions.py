@@ -6,12 +6,13 @@ import os
 import secrets
 import socket
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import attrs
 
-from seamhost.errors import BundleChanged, SeamhostError
+from seamhost.errors import BundleChanged
 from seamhost.jsonvalue import freeze
+from seamhost.run.identity import model_identity
 from seamhost.session.events import (
     ApprovalDecided,
     ModelAttemptFailed,
@@ -49,22 +50,6 @@ def create_session(
         durability={"barriers": bundle.barriers, "store": bundle.store.name},
     )
     return bind_session(bundle, bundle.store.create(header))
-
-
-def model_identity(bundle: Bundle) -> dict[str, Any] | None:
-    """The `llm/adapter` provider's identity (plugin, version, base URL, model), if it has one.
-
-    A provider that cannot be made yet (a scripted model without its scenario) has none here;
-    its first model request reports why.
-    """
-    if not bundle.seams.has("llm/adapter"):
-        return None
-    try:
-        adapter = bundle.seams.llm_adapter()
-    except SeamhostError:
-        return None
-    identity = getattr(adapter, "identity", None)
-    return dict(identity) if identity else None  # the header freezes what it holds
 
 
 def bind_session(bundle: Bundle, writer: SessionWriter) -> Session:

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from seamhost.errors import ErrorCode
-from seamhost.session.suspension import find_suspension, last_open
+from seamhost.session.suspension import find_parking, find_suspension, last_open
 
 if TYPE_CHECKING:
     from seamhost.session.live import Session
@@ -116,11 +116,11 @@ def plan_repair(
 ) -> RepairPlan | None:
     """What repair appends to `records`, or ``None`` when the last turn is closed or parked.
 
-    A turn parked on a deferred approval is not a crash tail (:mod:`seamhost.session.suspension`):
-    it is left open for ``--resume``.
+    A turn parked on a deferred approval or on reconciliation is not a crash tail
+    (:mod:`seamhost.session.suspension`): it is left open for ``--resume``.
     """
     start = last_open(records, "turn/start", "turn/end")  # from the end: resume reads no more
-    if start is None or find_suspension(records) is not None:
+    if start is None or find_suspension(records) is not None or find_parking(records):
         return None
     turn = int(records[start].data["turn"])
     tail = records[start:]

@@ -11,10 +11,13 @@ is what repair guarantees. The rules:
   before ``step/end``; no result exists for a call that was not proposed in that step;
 * every ``approval/asked`` is decided at most once, and before its turn ends; it may be
   deferred first (``approval/deferred``, at most once, before any decision);
-* a ``tool/reconciled`` record resolves a call whose result was ``TOOL_OUTCOME_UNKNOWN``, once.
+* a ``tool/reconciled`` record resolves a call whose result was ``TOOL_OUTCOME_UNKNOWN``, once;
+* ``session/takeover`` names the open turn and its open step (none when no step is open): a
+  continuation takes over a turn that is open, never a closed one;
+* ``turn/parked`` parks the open step of the open turn, naming calls whose outcome is unknown.
 
-A turn parked on a deferred approval (:mod:`seamhost.session.suspension`) is open but not
-unfinished: ``closed=True`` accepts it.
+A turn parked on a deferred approval or on reconciliation (:mod:`seamhost.session.suspension`)
+is open but not unfinished: ``closed=True`` accepts it.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from seamhost.session.record import Record
-from seamhost.session.suspension import find_suspension
+from seamhost.session.suspension import find_parking, find_suspension
 
 
 def shape_problems(records: Iterable[Record], *, closed: bool = False) -> list[str]:
@@ -32,7 +35,8 @@ def shape_problems(records: Iterable[Record], *, closed: bool = False) -> list[s
     fed = list(records)
     for record in fed:
         shape.feed(record)
-    if closed and shape.turn is not None and find_suspension(fed) is None:
+    parked = find_suspension(fed) is not None or find_parking(fed) is not None
+    if closed and shape.turn is not None and not parked:
         shape.problems.append(f"turn {shape.turn} is still open at the end of the log")
     return shape.problems
 
@@ -124,6 +128,23 @@ class _Shape:
         if call_id not in self.unknown:
             self._problem(record, f"call {call_id} reconciled, but its outcome was not unknown")
         self.unknown.discard(call_id)
+
+    def _session_takeover(self, record: Record, data: Any) -> None:
+        if self.turn is None or data["turn"] != self.turn:
+            self._problem(record, f"takeover of turn {data['turn']}, which is not open")
+        elif data.get("step") != self.step:
+            self._problem(
+                record, f"takeover names step {data.get('step')}, the open one is {self.step}"
+            )
+
+    def _turn_parked(self, record: Record, data: Any) -> None:
+        if self.turn is None or data["turn"] != self.turn or data["step"] != self.step:
+            self._problem(
+                record, f"turn {data['turn']} step {data['step']} parked, which is not open"
+            )
+        for call_id in data["calls"]:
+            if call_id not in self.unknown:
+                self._problem(record, f"parked on call {call_id}, whose outcome is not unknown")
 
     def _approval_asked(self, record: Record, data: Any) -> None:
         if self.turn is None:

@@ -109,6 +109,23 @@ def find_suspension(records: Sequence[Record]) -> Suspension | None:
     return None
 
 
+# What may follow a ``turn/parked`` while the turn still waits: the reconciliation it waits for.
+WHILE_PARKED = frozenset({"tool/reconciled", "tool/reconcile/pending"})
+
+
+def find_parking(records: Sequence[Record]) -> Mapping[str, Any] | None:
+    """The ``turn/parked`` data of a turn waiting on reconciliation (``[recovery] on_unknown =
+    "park"``), or ``None`` when the log ends otherwise. Like a deferred approval, it is open but
+    not a crash tail: repair leaves it, ``session verify`` accepts it, a resume continues it."""
+    for index in range(len(records) - 1, -1, -1):
+        kind = records[index].type
+        if kind == "turn/parked":
+            return records[index].data
+        if kind not in WHILE_PARKED:
+            return None
+    return None
+
+
 def last_open(records: Sequence[Record], opening: str, closing: str) -> int | None:
     """The index of the last `opening` record when no `closing` record follows it."""
     for index in range(len(records) - 1, -1, -1):

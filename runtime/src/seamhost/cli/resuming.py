@@ -1,0 +1,153 @@
+"""``--resume ID`` of ``run``, ``chat`` and ``exec``: continue a stored session (design.md §6).
+
+The session goes on under the profile it recorded: without ``--profile`` that profile is
+resolved by the name its header holds; with one, it must be the same (the identity check lists
+it otherwise). Opening it continues its open turn (:func:`seamhost.run.sessions.continue_session`)
+instead of closing it ``interrupted``; ``--accept-changes`` continues under what is installed
+now when it differs from what the session recorded, and the takeover record says so.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from seamhost.cli.timeline import Timeline
+    from seamhost.kernel.bundle import Bundle
+    from seamhost.kernel.profile.resolve import Profile
+    from seamhost.session.continuation import ContinuationPlan
+    from seamhost.session.live import Session
+
+F = TypeVar("F", bound="Callable[..., Any]")
+
+
+def accept_changes_option(command: F) -> F:
+    """``--accept-changes``: continue although the installed bundle differs from the recorded."""
+    return click.option(
+        "--accept-changes",
+        is_flag=True,
+        help="With --resume: continue the session although the profile, plugins, tools, limits "
+        "or model installed now differ from what it recorded (each difference is listed and "
+        "recorded in its log); without it such a resume is refused (exit 2).",
+    )(command)
+
+
+def profile_given() -> bool:
+    """Whether ``--profile`` was given on the command line (not its default)."""
+    source = click.get_current_context().get_parameter_source("profile_ref")
+    return source is not None and source is not click.core.ParameterSource.DEFAULT
+
+
+def resume_profile(profile_ref: str, given: str, *, explicit: bool) -> tuple[Profile, str]:
+    """The profile a resume of session `given` runs under, and the session's full id.
+
+    The session is looked up in the store of `profile_ref`'s bundle (the default profile's when
+    ``--profile`` was not given); without ``--profile`` the profile it recorded is resolved by
+    name. A recorded profile that cannot be found by its name is a usage error saying to pass
+    it with ``--profile``.
+    """
+    from seamhost.cli.lookup import resolve_session
+    from seamhost.errors import ConfigError, ProfileNotFound
+    from seamhost.kernel.bundle import build_bundle
+    from seamhost.kernel.profile.resolve import resolve_profile
+
+    profile = resolve_profile(profile_ref)
+    store = build_bundle(profile).store
+    session_id = resolve_session(store, given)
+    if explicit:
+        return profile, session_id
+    recorded = str(store.read(session_id).header.bundle.get("profile") or profile.name)
+    if recorded == profile.name:
+        return profile, session_id
+    try:
+        return resolve_profile(recorded), session_id
+    except ProfileNotFound:
+        raise ConfigError(
+            "--resume",
+            session_id,
+            f"the session was written under profile {recorded!r}, which is not found by that "
+            "name; pass it with --profile PATH",
+        ) from None
+
+
+def reopen(
+    bundle: Bundle,
+    session_id: str,
+    workspace: Path | None,
+    transcript: Timeline,
+    *,
+    accept_changes: bool,
+    quiet: bool = False,
+) -> tuple[Session, Path, ContinuationPlan | None]:
+    """Open `session_id` to continue it; show what the takeover recorded and what comes next."""
+    from seamhost.run.sessions import continue_session
+
+    session, plan = continue_session(bundle, session_id, accept_changes=accept_changes)
+    # Results of the resumed turn show their tools' names; its calls are at or after the resume
+    # snapshot's window (docs/design.md, "Resume snapshots"), so no more of the log is read.
+    start = session.resumed.window_start if session.resumed is not None else 0
+    for record in session.records[start:]:
+        if record.type == "tool/call":
+            transcript.calls[str(record.data["call_id"])] = str(record.data["name"])
+    root = (workspace or Path(session.header.cwd)).resolve()
+    if not quiet:
+        out = transcript.out
+        out.print(
+            f"[bold]resumed[/bold] {session.id}  profile {bundle.profile.name}  "
+            f"store {bundle.store.name}  workspace {root}",
+            highlight=False,
+        )
+        out.print(f"  {what_comes_next(session, plan)}", highlight=False)
+        for record in session.records[_takeover_index(session, plan) :]:
+            transcript(record)
+    return session, root, plan
+
+
+def what_comes_next(session: Session, plan: ContinuationPlan | None) -> str:
+    """One line: what the resume found and what it continues."""
+    from seamhost.session.suspension import find_suspension
+
+    parked = find_suspension(session.records)
+    if parked is not None:
+        return f"the last turn is parked on approval {parked.approval_id}"
+    if plan is None:
+        return "nothing to continue: the last turn ended"
+    where = f"turn {plan.turn}"
+    if plan.step is None:
+        return f"continuing {where} after step {plan.last_step} (its last step ended)"
+    counts: dict[str, int] = {}
+    for call in plan.calls:
+        counts[call.state] = counts.get(call.state, 0) + 1
+    calls = ", ".join(f"{n} call(s) {state}" for state, n in counts.items())
+    if not plan.answered:
+        return f"continuing {where}: step {plan.step}'s model request is issued again"
+    return f"continuing {where} at step {plan.step}" + (f": {calls}" if calls else "")
+
+
+def refuse_without_model(bundle: Bundle, session: Session, plan: ContinuationPlan | None) -> None:
+    """Refuse, writing nothing, to continue a turn whose model cannot answer here."""
+    from seamhost.run.identity import model_identity
+
+    if plan is None or model_identity(bundle) is not None:
+        return
+    session.close()  # the takeover was appended, not flushed: the log stays as it was found
+    raise click.UsageError(
+        f"session {session.id}'s turn {plan.turn} is open and continuing it needs its model, "
+        "which cannot answer here (the scripted model needs its SCENARIO again: "
+        f"`seamhost run --resume {session.id} SCENARIO`)"
+    )
+
+
+def _takeover_index(session: Session, plan: ContinuationPlan | None) -> int:
+    """Where the records the takeover appended start (the end when it appended none)."""
+    records = session.records
+    if plan is not None:
+        for index in range(len(records) - 1, -1, -1):
+            if records[index].type == "session/takeover":
+                return index
+    return len(records)
