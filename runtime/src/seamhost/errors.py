@@ -346,8 +346,9 @@ class LeaseLost(SeamhostError, RuntimeError):
 
 
 class SessionHeld(SeamhostError, RuntimeError):
-    """Another writer holds a session, for `seconds_left` more; a store's lease errors derive
-    from this one, so that a worker hands the run back for just that long."""
+    """A live writer holds the session for `seconds_left` more; store lease errors derive here."""
+
+    # A worker that meets it hands the run back for just that long (design.md §14).
 
     session_id: str
     owner: str
