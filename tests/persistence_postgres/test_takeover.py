@@ -161,3 +161,31 @@ def test_a_takeover_that_loses_its_lease_mid_continuation_stops_before_its_next_
     assert [t["owner"] for t in shown["takeovers"]] == ["worker-b", "worker-c"]
     assert [t["epoch"] for t in shown["takeovers"]] == [2, 3]
     assert [a["how"].split(":")[0] for a in shown["attempts"][1:]] == ["lost", "completed"]
+
+
+def test_under_on_unknown_park_a_taken_over_run_ends_parked_saying_why(
+    tmp_path: Path, postgres_dsn: str, pg_schema: str
+) -> None:
+    rig = Rig.make(tmp_path / "rig", postgres_dsn, pg_schema)
+    rig.profile.write_text(rig.profile.read_text() + '[recovery]\non_unknown = "park"\n')
+    session = rig.submit(rig.scenario("two.json", [[{"hold": True}, {}]]), "s-park")
+    rig.hold.touch()
+    a = rig.worker("--name", "worker-a", log="a.log")
+    try:
+        wait_for(lambda: "s-park:call-1-1-1.1" in rig.marker_names(), "worker A's body")
+        a.send_signal(signal.SIGKILL)
+    finally:
+        a.kill()
+        a.wait()
+    rig.hold.unlink()
+    state = rig.root / "state"
+    b = rig.worker("--once", "--state-dir", str(state), "--name", "worker-b", log="b.log")
+    wait_for(lambda: rig.runs()[0]["state"] == "parked", "worker B to park the run")
+    assert b.wait(timeout=60) == 0, (rig.root / "b.log").read_text()
+    (run,) = rig.runs()
+    assert run["outcome"].startswith("parked: waits on reconciliation; 1 turn(s)"), run
+    assert "call-1-1-1" in run["outcome"]
+    assert "parked" in rig.cli("runs", "ls", "--profile", str(rig.profile)).stdout
+    assert rig.marker_names() == {"s-park:call-1-1-1.1"}  # the next step waits, not run
+    assert results(postgres_dsn, pg_schema, session) == {"call-1-1-1": "TOOL_OUTCOME_UNKNOWN"}
+    assert (state / "runs" / str(run["id"])).is_dir()  # a parked run keeps its workspace
