@@ -1,11 +1,11 @@
 """The chaos matrix: worker processes under SIGKILL, SIGSTOP past the lease and dropped
 connections, then the invariants of design.md §14 checked against the database and the markers.
 
-Faults, chosen at random (seeded) every few tens of milliseconds: SIGKILL a worker that holds a
-running run's claim (a new one replaces it), SIGSTOP one for 0.2 to 2.5 s (often past the 1 s
-lease, so another worker takes its runs over while it sleeps), or ``pg_terminate_backend`` on one
-of the workers' connections; only the faults that hit something count. When the faults are
-over, the surviving workers drain the queue. Then:
+Faults, chosen at random (seeded) every few tens of milliseconds, each at a worker that holds a
+live session lease (so mid-run): SIGKILL it (a new worker replaces it), SIGSTOP it for 0.2 to
+2.5 s (often past the 1 s lease, so another worker takes its runs over while it sleeps); or
+``pg_terminate_backend`` on one of the workers' connections. Only the faults that hit something
+count. When the faults are over, the surviving workers drain the queue. Then:
 
 * no (call, attempt) was dispatched twice: no marker was created twice, and no session holds two
   ``tool/dispatch`` records of one (call, attempt);
@@ -54,7 +54,6 @@ class Chaos:
     rig: Rig
     seed: int
     workers: list[subprocess.Popen[bytes]] = attrs.Factory(list)
-    names: list[str] = attrs.Factory(list)  # each worker's --name, by index
     stopped: dict[int, float] = attrs.Factory(dict)  # index -> when to SIGCONT
     faults: Counter[str] = attrs.Factory(Counter)
     started: int = 0
@@ -65,18 +64,20 @@ class Chaos:
         self.started += 1
         if index is None:
             self.workers.append(worker)
-            self.names.append(name)
         else:
             self.workers[index] = worker
-            self.names[index] = name
 
     def busy(self, conn: psycopg.Connection[tuple[object, ...]]) -> list[int]:
-        """The workers holding a running run's claim: where a fault interrupts a run."""
-        query = sql.SQL("SELECT worker FROM {}.runs WHERE state = 'running'").format(
-            sql.Identifier(self.rig.schema)
-        )
-        holding = {row[0] for row in conn.execute(query)}
-        return [index for index, name in enumerate(self.names) if name in holding]
+        """The workers holding a live session lease (``host:pid:tag``): where a fault stops a
+        run mid-way, and the run is taken over. A worker that only claimed its run (it is
+        building its bundle, or will find the session held and hand the run back) is not one:
+        killed then, its run is started or opened afresh by the next, and nothing is taken over.
+        """
+        query = sql.SQL(
+            "SELECT lease_owner FROM {}.sessions WHERE lease_expires > clock_timestamp()"
+        ).format(sql.Identifier(self.rig.schema))
+        pids = {str(row[0]).split(":")[-2] for row in conn.execute(query) if row[0]}
+        return [i for i, worker in enumerate(self.workers) if str(worker.pid) in pids]
 
     def inject(self, rng: random.Random, dsn: str) -> bool:
         """One fault; False when none could be made (no worker is driving a run, or no
@@ -87,9 +88,9 @@ class Chaos:
                 self.workers[index].send_signal(signal.SIGCONT)
                 del self.stopped[index]
         kind = rng.choice(["kill", "stop", "drop", "drop"])
-        # Only at a worker driving a run: a kill of a worker still starting up, or idle, tests
-        # nothing but the restart (picked at random, most kills landed there: one seed made
-        # 142 kills and not one takeover).
+        # Only at a worker driving a run: a kill of a worker still starting up, or idle, or
+        # that just claimed its run, tests nothing but the restart (picked at random, most
+        # kills landed there: one seed made 142 kills and not one takeover).
         with psycopg.connect(dsn, autocommit=True) as conn:
             busy = [i for i in self.busy(conn) if kind == "kill" or i not in self.stopped]
         if kind != "drop" and not busy:
