@@ -261,22 +261,21 @@ class Rig:
             sys.path.remove(str(self.site))
 
 
-def scenario(path: Path, steps: Sequence[Sequence[tuple[str, bool]]], user: str = "go") -> Path:
-    """Write a scenario of one turn whose steps call (tool, ask) pairs."""
-    doc = {
-        "turn": [
+def scenario(
+    path: Path, steps: Sequence[Sequence[tuple[str, bool]]], user: str = "go", turns: int = 1
+) -> Path:
+    """Write a scenario of `turns` like turns whose steps call (tool, ask) pairs."""
+    turn = {
+        "user": user,
+        "step": [
             {
-                "user": user,
-                "step": [
-                    {
-                        "text": f"step {n}",
-                        "call": [{"tool": tool, "args": {"ask": ask}} for tool, ask in calls],
-                    }
-                    for n, calls in enumerate(steps, start=1)
-                ],
+                "text": f"step {n}",
+                "call": [{"tool": tool, "args": {"ask": ask}} for tool, ask in calls],
             }
-        ]
+            for n, calls in enumerate(steps, start=1)
+        ],
     }
+    doc = {"turn": [turn] * turns}
     path.write_bytes(orjson.dumps(doc))
     return path
 

@@ -107,6 +107,7 @@ def run_case(tmp_path: Path, barrier: str) -> None:
     done = resume(rig, script)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "continuing turn 1" in done.stdout
+    assert "profile crashrig" in done.stdout  # the recorded one: no --profile was given
     check_continued(rig, before)
 
 
@@ -164,3 +165,45 @@ def test_a_finished_session_is_left_as_it_is(tmp_path: Path) -> None:
     assert len(stored(rig)) == count
     assert all(n == 1 for n in marker_lines(rig).values())
     assert orjson.dumps(stored(rig)[-1])  # the log still reads
+
+
+def test_a_changed_tool_schema_is_refused_until_accepted(tmp_path: Path) -> None:
+    rig = Rig.make(tmp_path)
+    script = killed_run(rig, "body-after", 2)
+    before = stored(rig)
+    module = rig.site / "seamhost_crashprobe.py"
+    module.write_text(
+        module.read_text().replace('{"ask": {"type": "boolean"}}', '{"ask": {"type": "integer"}}')
+    )
+    refused = resume(rig, script)
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    for tool in ("effect", "effect_q", "peek"):
+        assert f"tool {tool} digest: sha256:" in refused.stderr
+    assert stored(rig) == before, "a refused resume appends nothing"
+    done = resume(rig, script, "--accept-changes")
+    assert done.returncode == 0, done.stdout + done.stderr
+    records = stored(rig)
+    [takeover] = [r for r in records if r["type"] == "session/takeover"]
+    assert any(str(c).startswith("tool effect digest") for c in takeover["accepted_changes"])  # type: ignore[attr-defined]
+    assert [r["reason"] for r in records if r["type"] == "turn/end"] == ["completed"]
+
+
+def test_a_session_a_live_writer_holds_is_refused_naming_it(tmp_path: Path) -> None:
+    rig = Rig.make(tmp_path)
+    phase_file = rig.root / "phases"
+    script = scenario(rig.root / "s.json", STEPS)
+    child = rig.start(SESSION, script, rig.env(phase_file, hold=["body-after"]))
+    try:
+        deadline = time.monotonic() + 30
+        while not any(name == "body-after" for name, _ in phases(phase_file)):
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        before = stored(rig)
+        refused = resume(rig, script)
+        assert refused.returncode != 0
+        assert "lock" in refused.stderr or "held" in refused.stderr, refused.stderr
+        assert str(child.pid) in refused.stderr, refused.stderr
+        assert stored(rig) == before
+    finally:
+        child.kill()
+        child.wait()

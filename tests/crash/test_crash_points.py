@@ -48,7 +48,8 @@ def test_kill_at_each_point_then_repair_and_resume(tmp_path: Path, point: str) -
     repaired = [r.data for r in after.repaired if r.type == "session/repaired"]
     assert len(repaired) == 1
 
-    again = scenario(tmp_path / "again.json", [[("effect", False)]], user="once more")
+    # Session turn k is the scenario's turn k: turn 1 was repaired, so only turn 2 runs.
+    again = scenario(tmp_path / "again.json", [[("effect", False)]], user="once more", turns=2)
     result = rig.cli(
         "run",
         "--profile",

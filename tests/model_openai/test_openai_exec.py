@@ -105,26 +105,37 @@ def test_exec_retries_a_rate_limit_runs_the_tool_and_answers(rig: Rig) -> None:
     assert "sk-test-e2e" not in json.dumps(dict(model))
 
 
-def test_a_kill_during_an_open_stream_is_closed_by_repair_and_the_next_turn_asks_again(
-    rig: Rig,
-) -> None:
-    slow = canned_reply(CannedAnswer("This answer is never finished."))
-    rig.standin.reply(Reply.sse(slow.body, delay_s=5.0), canned_reply(CannedAnswer("Back.")))
+def kill_during_the_stream(rig: Rig, *args: str, nth: int = 1) -> str:
+    """`exec` killed while its `nth` request's stream is open (a slow reply); the session's id."""
     child = subprocess.Popen(
         [sys.executable, "-m", "seamhost", "exec", "--profile", str(rig.profile),
-         "--workspace", str(rig.workspace), "start"],
+         "--workspace", str(rig.workspace), *args, "start"],
         env=rig.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
     try:
         deadline = time.monotonic() + 30
-        while not rig.standin.requests and time.monotonic() < deadline:
+        while time.monotonic() < deadline:
+            if len(rig.standin.requests) >= nth:
+                break
             time.sleep(0.05)
-        assert rig.standin.requests, "the request never left"
+        assert len(rig.standin.requests) >= nth, "the request never left"
         time.sleep(0.3)  # the stream is open: the first event is 5 s away
         child.send_signal(signal.SIGKILL)
     finally:
         child.wait(timeout=30)
-    session = rig.only_session()
+    return rig.only_session()
+
+
+def test_a_kill_during_an_open_stream_is_continued_by_chat_resume(rig: Rig) -> None:
+    # Issue 32: the open attempt is closed `interrupted` and the same step's request is issued
+    # again as attempt 2, in the same turn; then the person's next line is turn 2.
+    slow = canned_reply(CannedAnswer("This answer is never finished."))
+    rig.standin.reply(
+        Reply.sse(slow.body, delay_s=5.0),
+        canned_reply(CannedAnswer("Back.")),
+        canned_reply(CannedAnswer("Again.")),
+    )
+    session = kill_during_the_stream(rig)
     before = rig.records(session)
     assert before[-1]["type"] == "model/attempt", "the attempt was durable before the request left"
     chat = rig.cli(
@@ -135,9 +146,15 @@ def test_a_kill_during_an_open_stream_is_closed_by_repair_and_the_next_turn_asks
     closed = [r["data"] for r in records if r["type"] == "model/failed"]
     assert [(c["attempt"], c["code"]) for c in closed] == [(1, "interrupted")]
     attempts = [r["data"] for r in records if r["type"] == "model/attempt"]
-    assert [(a["turn"], a["attempt"]) for a in attempts] == [(1, 1), (2, 1)]
+    assert [(a["turn"], a["step"], a["attempt"]) for a in attempts] == [
+        (1, 1, 1), (1, 1, 2), (2, 1, 1),
+    ]  # fmt: skip
     messages = [r["data"]["content"] for r in records if r["type"] == "assistant/message"]
-    assert messages == ["Back."], "no partial message from the killed stream"
+    assert messages == ["Back.", "Again."], "no partial message from the killed stream"
+    ends = [r["data"]["reason"] for r in records if r["type"] == "turn/end"]
+    assert ends == ["completed", "completed"]
+    [takeover] = [r["data"] for r in records if r["type"] == "session/takeover"]
+    assert (takeover["turn"], takeover["step"]) == (1, 1)
     verified = rig.cli("session", "verify", session)
     assert verified.returncode == 0, verified.stdout + verified.stderr
 

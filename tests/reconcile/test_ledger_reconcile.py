@@ -146,7 +146,10 @@ def test_resume_probes_before_the_next_step_and_the_model_is_told(
 ) -> None:
     lose_the_response(rig, "s4")
     charge = server.charges[key("s4")]
-    more = rig.write_scenario("more.toml", ("and another", "acct-9", 300))
+    # Session turn k is the scenario's turn k: the first turn is the one that ran.
+    more = rig.write_scenario(
+        "more.toml", ("charge it", "acct-1", 1250), ("and another", "acct-9", 300)
+    )
     done = rig.resume("s4", more)
     assert done.returncode == 0, done.stdout + done.stderr
 

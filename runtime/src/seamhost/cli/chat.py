@@ -17,6 +17,7 @@ import click
 
 from seamhost.cli.limits import limit_option
 from seamhost.cli.profile_option import profile_option
+from seamhost.cli.resuming import accept_changes_option
 
 
 @click.command()
@@ -25,9 +26,10 @@ from seamhost.cli.profile_option import profile_option
     "--resume",
     "resume_id",
     metavar="ID",
-    help="Continue the stored session ID (a unique prefix will do): repair its crashed tail, "
-    "or continue the turn it parked on an answered approval, then chat on.",
+    help="Continue the stored session ID (a unique prefix will do) under the profile it "
+    "recorded: finish the turn a crash left open (or the turn it parked), then chat on.",
 )
+@accept_changes_option
 @click.option(
     "--workspace",
     type=click.Path(file_okay=False, path_type=Path),
@@ -40,6 +42,7 @@ def chat(
     profile_ref: str,
     resume_id: str | None,
     workspace: Path | None,
+    accept_changes: bool = False,
     limits: tuple[str, ...] = (),
 ) -> None:
     """Talk with the profile's model in a durable session; /help lists the commands.
@@ -50,7 +53,7 @@ def chat(
     from seamhost.cli import started
     from seamhost.cli.chat_loop import Conversation
     from seamhost.cli.chat_view import ChatView
-    from seamhost.cli.conversation import announce, new_session, reopen_session, require_model
+    from seamhost.cli.conversation import announce, new_session, require_model
     from seamhost.cli.exitcodes import ExitCode
     from seamhost.cli.limits import with_limits
     from seamhost.cli.output import console
@@ -58,20 +61,33 @@ def chat(
     from seamhost.kernel.profile.resolve import resolve_profile
     from seamhost.run.agent import Agent
 
-    bundle = build_bundle(with_limits(resolve_profile(profile_ref), limits))
+    if accept_changes and resume_id is None:
+        raise click.UsageError("--accept-changes goes with --resume ID")
+    if resume_id is not None:
+        from seamhost.cli.resuming import profile_given, resume_profile
+
+        profile, resume_id = resume_profile(profile_ref, resume_id, explicit=profile_given())
+    else:
+        profile = resolve_profile(profile_ref)
+    bundle = build_bundle(with_limits(profile, limits))
     started()  # a session allocates garbage: collect it again
     require_model(bundle)
     view = ChatView(console())
+    plan = None
     if resume_id is not None:
-        session, root = reopen_session(bundle, resume_id, workspace, view)
+        from seamhost.cli.resuming import reopen
+
+        session, root, plan = reopen(
+            bundle, resume_id, workspace, view, accept_changes=accept_changes
+        )
     else:
         session, root = new_session(bundle, workspace)
-    announce(view.out, "resumed" if resume_id else "session", session, bundle, root)
+        announce(view.out, "session", session, bundle, root)
     view.out.print("type a message, or /help; /exit or Ctrl-D leaves")
     session.listen(view)
     agent = Agent(bundle, session, workspace=root)
     agent.on_text = view.text
-    conversation = Conversation(agent, view)
+    conversation = Conversation(agent, view, plan)
     try:
         code = conversation.run(resumed=resume_id is not None)
     finally:

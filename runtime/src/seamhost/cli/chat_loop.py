@@ -20,6 +20,7 @@ from seamhost.cli.failures import report
 if TYPE_CHECKING:
     from seamhost.cli.chat_view import ChatView
     from seamhost.run.agent import Agent, TurnOutcome
+    from seamhost.session.continuation import ContinuationPlan
 
 HELP = """commands:
   /help   this list
@@ -30,8 +31,9 @@ anything else is a message to the model; Ctrl-C during a turn cancels it safely"
 class Conversation:
     """The person's lines as turns of one agent, until they leave or a turn parks."""
 
-    def __init__(self, agent: Agent, view: ChatView) -> None:
+    def __init__(self, agent: Agent, view: ChatView, plan: ContinuationPlan | None = None) -> None:
         self.agent = agent
+        self.plan = plan  # what a resume found open (seamhost.session.continuation)
         self.view = view
         self.prompt = Prompt()
         self.loop = asyncio.new_event_loop()
@@ -75,23 +77,31 @@ class Conversation:
             self.loop.close()
 
     async def _continue(self) -> TurnOutcome | None:
-        """What a resumed session does first: probe unknown outcomes, continue a parked turn."""
-        from seamhost.run.probing import probe_unknowns
-
+        """What a resumed session does first: finish its open turn (design.md §6), or, when none
+        is open, probe the unknown outcomes the tools can tell."""
         agent = self.agent
-        await probe_unknowns(
-            agent.bundle, agent.session, agent.workspace, cancelled=agent.cancelled
-        )
-        return await agent.resume()
+        if self.plan is None:
+            from seamhost.run.probing import probe_unknowns
+
+            await probe_unknowns(
+                agent.bundle, agent.session, agent.workspace, cancelled=agent.cancelled
+            )
+        return await agent.continue_turn(self.plan)
 
     def _parked(self, work: Awaitable[TurnOutcome | None]) -> bool:
         """Run `work` with Ctrl-C cancelling it safely; whether its turn parked (said so)."""
         outcome = self.loop.run_until_complete(self._guarded(work))
-        if outcome is None or outcome.reason != "suspended":
+        if outcome is None or outcome.reason not in ("suspended", "parked"):
             return False
-        report(
-            ExitCode.AWAITS_APPROVAL, parked_advice(self.agent.session.id, outcome.approval or "?")
+        session_id = self.agent.session.id
+        advice = (
+            parked_advice(session_id, outcome.approval or "?")
+            if outcome.reason == "suspended"
+            else f"session {session_id} is parked: {outcome.message}; record what those calls "
+            f"did with `seamhost session reconcile {session_id} CALL_ID ...`, then continue "
+            f"with `seamhost chat --resume {session_id}`"
         )
+        report(ExitCode.AWAITS_APPROVAL, advice)
         return True
 
     async def _guarded(self, work: Awaitable[TurnOutcome | None]) -> TurnOutcome | None:

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from seamhost.cli.timeline import Timeline
     from seamhost.kernel.bundle import Bundle
     from seamhost.session.live import Session
 
@@ -33,26 +32,6 @@ def new_session(bundle: Bundle, workspace: Path | None) -> tuple[Session, Path]:
     root = (workspace or Path.cwd()).resolve()
     root.mkdir(parents=True, exist_ok=True)
     return create_session(bundle, cwd=str(root)), root
-
-
-def reopen_session(
-    bundle: Bundle, given: str, workspace: Path | None, transcript: Timeline
-) -> tuple[Session, Path]:
-    """The stored session `given` names (a unique prefix will do), repaired and shown so."""
-    from seamhost.cli.lookup import resolve_session
-    from seamhost.run.sessions import open_session
-
-    session, plan = open_session(bundle, resolve_session(bundle.store, given))
-    # Results of the resumed turn show their tools' names; its calls are at or after the resume
-    # snapshot's window (docs/design.md, "Resume snapshots"), so no more of the log is read.
-    start = session.resumed.window_start if session.resumed is not None else 0
-    for record in session.records[start:]:
-        if record.type == "tool/call":
-            transcript.calls[str(record.data["call_id"])] = str(record.data["name"])
-    if plan is not None:  # what repair closed, as the timeline shows it
-        for record in session.records[len(session.records) - len(plan.events) :]:
-            transcript(record)
-    return session, (workspace or Path(session.header.cwd)).resolve()
 
 
 def announce(out: Console, verb: str, session: Session, bundle: Bundle, root: Path) -> None:

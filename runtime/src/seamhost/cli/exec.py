@@ -19,14 +19,25 @@ import click
 
 from seamhost.cli.limits import limit_option
 from seamhost.cli.profile_option import profile_option
+from seamhost.cli.resuming import accept_changes_option
 
 if TYPE_CHECKING:
     from seamhost.run.agent import Agent, TurnOutcome
+    from seamhost.session.continuation import ContinuationPlan
 
 
 @click.command("exec")
-@click.argument("prompt", metavar="PROMPT")
+@click.argument("prompt", metavar="[PROMPT]", required=False)
 @profile_option()
+@click.option(
+    "--resume",
+    "resume_id",
+    metavar="ID",
+    help="Continue the stored session ID (a unique prefix will do) under the profile it "
+    "recorded: its open turn goes on where a crash left it, or where it parked; then PROMPT, "
+    "if given, is a new turn. Without an open turn and without PROMPT, nothing is done.",
+)
+@accept_changes_option
 @click.option(
     "--workspace",
     type=click.Path(file_okay=False, path_type=Path),
@@ -42,21 +53,26 @@ if TYPE_CHECKING:
 @limit_option
 def exec_(
     *,
-    prompt: str,
+    prompt: str | None,
     profile_ref: str,
+    resume_id: str | None,
     workspace: Path | None,
     as_json: bool,
+    accept_changes: bool = False,
     limits: tuple[str, ...] = (),
 ) -> None:
     """Run one turn for PROMPT (`-` reads it from stdin) without asking anyone at the terminal.
 
+    With --resume ID, first finish the open turn of that session (design.md §6).
     The final answer goes to stdout, the transcript to stderr. Exit 0 when the turn completed,
     1 when it did not (the model or a checkpoint failed, a limit was reached), 2 for usage and
-    configuration errors, 4 when it awaits a deferred approval, 130 when interrupted (Ctrl-C).
+    configuration errors, 4 when it parked (on a deferred approval or a reconciliation), 130
+    when interrupted (Ctrl-C).
     """
     from seamhost.cli import started
     from seamhost.cli.conversation import announce, new_session, require_model
     from seamhost.cli.exec_outcome import print_envelope, report_exec
+    from seamhost.cli.exitcodes import ExitCode
     from seamhost.cli.limits import with_limits
     from seamhost.cli.output import console
     from seamhost.cli.timeline import Timeline
@@ -64,27 +80,43 @@ def exec_(
     from seamhost.kernel.profile.resolve import resolve_profile
     from seamhost.run.agent import Agent
 
+    if prompt is None and resume_id is None:
+        raise click.UsageError("give a PROMPT, or --resume ID")
+    if accept_changes and resume_id is None:
+        raise click.UsageError("--accept-changes goes with --resume ID")
     text = sys.stdin.read() if prompt == "-" else prompt
-    if not text.strip():
+    if text is not None and not text.strip():
         raise click.UsageError(
             "the PROMPT is empty: give the message for the model, or `-` and pipe it in"
         )
     _detach_stdin()
-    bundle = build_bundle(with_limits(resolve_profile(profile_ref), limits))
+    plan = None
+    if resume_id is not None:
+        from seamhost.cli.resuming import profile_given, reopen, resume_profile
+
+        profile, resume_id = resume_profile(profile_ref, resume_id, explicit=profile_given())
+    else:
+        profile = resolve_profile(profile_ref)
+    bundle = build_bundle(with_limits(profile, limits))
     started()  # a session allocates garbage: collect it again
     require_model(bundle)
-    session, root = new_session(bundle, workspace)
-    if as_json:
-        session.listen(print_envelope)
+    transcript = Timeline(console(stderr=True))
+    if resume_id is not None:
+        session, root, plan = reopen(
+            bundle, resume_id, workspace, transcript, accept_changes=accept_changes
+        )
     else:
-        transcript = Timeline(console(stderr=True))
-        announce(transcript.out, "session", session, bundle, root)
-        session.listen(transcript)
+        session, root = new_session(bundle, workspace)
+        if not as_json:
+            announce(transcript.out, "session", session, bundle, root)
+    session.listen(print_envelope if as_json else transcript)
     agent = Agent(bundle, session, workspace=root)
     try:
-        outcome = asyncio.run(_one_turn(agent, text))
+        outcome = asyncio.run(_one_turn(agent, text, resume=resume_id is not None, plan=plan))
     finally:
         session.close()
+    if outcome is None:  # resumed, nothing open, no prompt: said so, nothing done
+        sys.exit(int(ExitCode.OK))
     sys.exit(
         int(report_exec(session, outcome, interrupted=agent.cancelled.is_set(), as_json=as_json))
     )
@@ -99,13 +131,19 @@ def _detach_stdin() -> None:
         os.close(null)
 
 
-async def _one_turn(agent: Agent, text: str) -> TurnOutcome:
+async def _one_turn(
+    agent: Agent, text: str | None, *, resume: bool, plan: ContinuationPlan | None
+) -> TurnOutcome | None:
+    """The open turn continued (with `resume`), then `text` as a new turn unless that parked."""
     from seamhost.cli.conversation import flush
 
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGINT, agent.cancel)
     try:
-        outcome = await agent.run_turn(text)
+        outcome = await agent.continue_turn(plan) if resume else None
+        parked = outcome is not None and outcome.reason in ("suspended", "parked")
+        if text is not None and not parked and not agent.cancelled.is_set():
+            outcome = await agent.run_turn(text)
         await flush(agent.session)
     finally:
         loop.remove_signal_handler(signal.SIGINT)

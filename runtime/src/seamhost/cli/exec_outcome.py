@@ -70,6 +70,12 @@ def _ending(
         )
     if outcome.reason == "suspended":
         return ExitCode.AWAITS_APPROVAL, parked_advice(session_id, outcome.approval or "?")
+    if outcome.reason == "parked":
+        return ExitCode.AWAITS_APPROVAL, (
+            f"session {session_id} is parked: {outcome.message}; record what those calls did "
+            f"with `seamhost session reconcile {session_id} CALL_ID ...`, then continue with "
+            f"`seamhost exec --resume {session_id}`"
+        )
     if outcome.reason != "completed":
         detail = f" ({outcome.message})" if outcome.message else ""
         return ExitCode.FAILURE, (

@@ -12,7 +12,5 @@ class ExitCode(enum.IntEnum):
     FAILURE = 1  # it ran and failed: a turn or --check failed, a session was unreadable or locked
     USAGE = 2  # bad arguments, profile or plugin configuration, or session id; nothing was done
     CORRUPT = 3  # a session the command reads is damaged (verify, show, repair, --resume, approve)
-    AWAITS_APPROVAL = (
-        4  # the run parked on a deferred approval or a reconciliation: settle it, --resume
-    )
+    AWAITS_APPROVAL = 4  # the run parked on an approval or a reconciliation: settle it, resume
     INTERRUPTED = 130  # stopped by Ctrl-C (128 + SIGINT)

@@ -104,12 +104,11 @@ class BundleSnapshot:
     plugins: tuple[PluginIdentity, ...]
     """each plugin: name, distribution, version, config digest, provides"""
     tools: tuple[ToolIdentity, ...]  # each tool: name, plugin and the digest of its declaration
-    # The profile's [limits] and [recovery], and the model that answers (the llm/adapter's
-    # identity): part of the digest when present, so a session is continued only by what wrote
-    # it (design.md §6). A snapshot written before they were recorded has none.
-    limits: FrozenDict | None = None
-    recovery: FrozenDict | None = None
-    model: FrozenDict | None = None
+    # Part of the digest when present, so a session is continued only by what wrote it
+    # (design.md §6); a snapshot written before they were recorded has none.
+    limits: FrozenDict | None = None  # the profile's resolved [limits]
+    recovery: FrozenDict | None = None  # the profile's resolved [recovery]
+    model: FrozenDict | None = None  # the llm/adapter's identity, once a session is created
 
     @property
     def digest(self) -> str:

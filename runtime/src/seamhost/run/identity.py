@@ -47,7 +47,10 @@ def identity_changes(
     """Every difference between the `recorded` snapshot and `bundle`, one line each.
 
     The model is compared only when both sides know it: an adapter that cannot be made yet
-    (the scripted model before its scenario is loaded) has no identity to compare.
+    (the scripted model before its scenario is loaded) has no identity to compare. A model
+    that replays a scenario (its identity names one) answers from the scenario the command
+    line hands it, an input like the user's messages: its plugin, version and base URL are
+    compared, not the scenario nor the name it takes from it.
     """
     now = bundle.snapshot.to_json()
     changes: list[str] = []
@@ -72,7 +75,10 @@ def identity_changes(
     current = model_identity(bundle)
     then_model = model if model is not None else recorded.get("model")
     if then_model is not None and current is not None:
-        for key in sorted(set(then_model) | set(current)):
+        keys = set(then_model) | set(current)
+        if "scenario" in keys:
+            keys -= {"scenario", "model"}
+        for key in sorted(keys):
             if then_model.get(key) != current.get(key):
                 changes.append(f"model {key}: {then_model.get(key)} -> {current.get(key)}")
     return changes
