@@ -189,3 +189,31 @@ def test_under_on_unknown_park_a_taken_over_run_ends_parked_saying_why(
     assert rig.marker_names() == {"s-park:call-1-1-1.1"}  # the next step waits, not run
     assert results(postgres_dsn, pg_schema, session) == {"call-1-1-1": "TOOL_OUTCOME_UNKNOWN"}
     assert (state / "runs" / str(run["id"])).is_dir()  # a parked run keeps its workspace
+
+
+def test_a_session_the_worker_s_bundle_did_not_write_is_not_continued(
+    tmp_path: Path, postgres_dsn: str, pg_schema: str
+) -> None:
+    rig = Rig.make(tmp_path / "rig", postgres_dsn, pg_schema)
+    session = rig.submit(rig.scenario("two.json", [[{"hold": True}, {}]]), "s-changed")
+    rig.hold.touch()
+    a = rig.worker("--name", "worker-a", log="a.log")
+    try:
+        wait_for(lambda: "s-changed:call-1-1-1.1" in rig.marker_names(), "worker A's body")
+        a.send_signal(signal.SIGKILL)
+    finally:
+        a.kill()
+        a.wait()
+    rig.hold.unlink()
+    # The operator changes the profile the workers run before the run is taken over.
+    text = rig.profile.read_text().replace('mode = "workspace-write"', 'mode = "read-only"')
+    rig.profile.write_text(text)
+    b = rig.worker("--once", "--name", "worker-b", log="b.log")
+    wait_for(lambda: rig.runs()[0]["state"] == "failed", "worker B to refuse the run")
+    assert b.wait(timeout=60) == 0, (rig.root / "b.log").read_text()
+    (run,) = rig.runs()
+    assert "BundleChanged" in run["outcome"], run
+    assert "sandbox mode: workspace-write -> read-only" in run["outcome"]
+    assert rig.marker_names() == {"s-changed:call-1-1-1.1"}
+    # Nothing was appended: the session is as worker A left it, its call still in flight.
+    assert results(postgres_dsn, pg_schema, session) == {}

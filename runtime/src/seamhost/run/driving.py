@@ -39,6 +39,7 @@ from seamhost.errors import (
 
 if TYPE_CHECKING:
     from seamhost.kernel.bundle import Bundle
+    from seamhost.llm.replay import Script
     from seamhost.run.agent import TurnOutcome
     from seamhost.run.queue import Run
     from seamhost.session.continuation import ContinuationPlan
@@ -120,6 +121,12 @@ class RunDriver:
         from seamhost.run.sessions import continue_session, create_session
 
         bundle, run, workspace = self.bundle, self.run, self.workspace
+        try:
+            # Armed before the session is opened, so that the model's identity is recorded
+            # in a new session's header and checked against it on a takeover.
+            script = self._arm(scratch)
+        except SeamhostError as exc:
+            return RunEnd("failed", f"failed: {describe(exc)}")
         plan: ContinuationPlan | None = None
         taken = True
         try:
@@ -129,16 +136,16 @@ class RunDriver:
         except SessionMissing:
             taken = False
             session = create_session(bundle, session_id=run.session_id, cwd=str(workspace))
+            if script is not None:
+                self._seed(script)
         except (SessionDamaged, BundleChanged) as exc:
             return RunEnd("failed", f"failed: {describe(exc)}")
         self.session = session
         turns = sum(1 for record in session.records if record.type == "turn/start")
-        try:
-            messages = self._messages(scratch, turns, seed=not taken)
-        except SeamhostError as exc:
-            with contextlib.suppress(SeamhostError):
-                session.close()
-            return RunEnd("failed", f"failed: {describe(exc)}")
+        if script is not None:
+            messages = list(script.user_messages)[turns:]
+        else:
+            messages = [run.prompt] if run.prompt is not None and turns == 0 else []
         agent = Agent(bundle, session, workspace=workspace)
         outcomes: list[TurnOutcome] = []
         try:
@@ -165,26 +172,28 @@ class RunDriver:
                 session.close()
         return classify(outcomes, takeover_summary(plan))
 
-    def _messages(self, scratch: Path, turns: int, *, seed: bool) -> list[str]:
-        """The user messages still to run after `turns` stored turns; arms the scripted model
-        with the run's scenario and, for a new session (`seed`), creates the files it lists
-        that the workspace lacks (a takeover keeps what the run made of them)."""
+    def _arm(self, scratch: Path) -> Script | None:
+        """Arm the scripted model with the run's scenario, if the run has one.
+
+        Session turn k is scripted turn k: a crashed turn is continued where it stopped, and
+        the run goes on with the scenario's next turns.
+        """
         run = self.run
         if run.scenario is None:
-            return [run.prompt] if run.prompt is not None and turns == 0 else []
+            return None
         path = scratch / (run.scenario_name or "scenario.toml")
         path.write_bytes(run.scenario)
-        # Session turn k is scripted turn k: a crashed turn is continued where it stopped, and
-        # the run goes on with the scenario's next turns.
-        script = self.bundle.seams.llm_replay(path, 1)
-        if seed:
-            for name, content in script.workspace.items():
-                target = self.workspace / name
-                if target.exists():
-                    continue
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_text(content, encoding="utf-8")
-        return list(script.user_messages)[turns:]
+        return self.bundle.seams.llm_replay(path, 1)
+
+    def _seed(self, script: Script) -> None:
+        """Create the files the scenario lists that the new session's workspace lacks (never
+        on a takeover, which keeps what the run made of them)."""
+        for name, content in script.workspace.items():
+            target = self.workspace / name
+            if target.exists():
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(content, encoding="utf-8")
 
 
 __all__ = ["RunDriver", "RunEnd", "classify", "takeover_summary"]
