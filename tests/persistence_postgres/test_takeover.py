@@ -26,6 +26,19 @@ def wait_for(predicate: Callable[[], bool], what: str, timeout: float = 60) -> N
         time.sleep(0.02)
 
 
+def claims_lapsed(rig: Rig) -> None:
+    """Wait until no run is held by a claim: a `worker --once` started then finds the dead
+    worker's run claimable, instead of nothing, and exiting."""
+    wait_for(
+        lambda: (
+            not rig.rows(
+                "SELECT id FROM {s}.runs WHERE state = 'running' AND claim_expires > clock_timestamp()"
+            )
+        ),
+        "the dead worker's claim to lapse",
+    )
+
+
 def two_held_calls_then_one(rig: Rig) -> Path:
     """Turn 1: step 1 holds two held `mark` calls, step 2 one plain call."""
     scenario = rig.scenario("held.json", [[{"hold": True}, {}]])
@@ -73,6 +86,7 @@ def test_a_killed_worker_s_run_is_continued_and_each_takeover_is_shown(
     )
     assert "unrepaired" in rig.cli("session", "unknowns", *profile).stdout
     rig.hold.unlink()
+    claims_lapsed(rig)
     b = rig.worker("--once", "--name", "worker-b", log="b.log")
     wait_for(lambda: rig.runs()[0]["state"] == "completed", "worker B to finish the run")
     assert b.wait(timeout=60) == 0, (rig.root / "b.log").read_text()
@@ -125,11 +139,13 @@ def test_a_takeover_that_loses_its_lease_mid_continuation_stops_before_its_next_
         a.wait()
     # B takes over and dispatches the call A never started; it holds, and B is stopped past
     # its lease there. C takes over from B and finishes the run.
+    claims_lapsed(rig)
     b = rig.worker("--once", "--name", "worker-b", log="b.log")
     try:
         wait_for(lambda: "s-lost:call-1-1-2.1" in rig.marker_names(), "worker B's body")
         b.send_signal(signal.SIGSTOP)
         time.sleep(2.5)  # past B's lease (1.5 s) and its claim
+        claims_lapsed(rig)
         c = rig.worker("--once", "--name", "worker-c", log="c.log")
         assert c.wait(timeout=120) == 0, (rig.root / "c.log").read_text()
         rig.hold.unlink()
@@ -179,6 +195,7 @@ def test_under_on_unknown_park_a_taken_over_run_ends_parked_saying_why(
         a.wait()
     rig.hold.unlink()
     state = rig.root / "state"
+    claims_lapsed(rig)
     b = rig.worker("--once", "--state-dir", str(state), "--name", "worker-b", log="b.log")
     wait_for(lambda: rig.runs()[0]["state"] == "parked", "worker B to park the run")
     assert b.wait(timeout=60) == 0, (rig.root / "b.log").read_text()
@@ -208,6 +225,7 @@ def test_a_session_the_worker_s_bundle_did_not_write_is_not_continued(
     # The operator changes the profile the workers run before the run is taken over.
     text = rig.profile.read_text().replace('mode = "workspace-write"', 'mode = "read-only"')
     rig.profile.write_text(text)
+    claims_lapsed(rig)
     b = rig.worker("--once", "--name", "worker-b", log="b.log")
     wait_for(lambda: rig.runs()[0]["state"] == "failed", "worker B to refuse the run")
     assert b.wait(timeout=60) == 0, (rig.root / "b.log").read_text()

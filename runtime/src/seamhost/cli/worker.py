@@ -35,7 +35,8 @@ if TYPE_CHECKING:
 @click.option(
     "--once",
     is_flag=True,
-    help="Exit when nothing is left to claim, instead of waiting for new runs.",
+    help="Exit when nothing is left to claim, instead of waiting for new runs (a run it "
+    "handed back until a session's lease lapses is waited for).",
 )
 @click.option("--name", help="The worker's name in `seamhost runs ls` (default: host:pid).")
 @click.option(

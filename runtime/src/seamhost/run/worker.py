@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import shutil
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -77,6 +78,9 @@ class Worker:
         self.stopping = asyncio.Event()
         self.ended: dict[str, int] = {}
         self._reached = False  # whether a claim ever reached the queue
+        # Until when a run this worker handed back waits out a session's lease: `once` does
+        # not count it as "nothing left to claim" before then (a dead worker's run is).
+        self._held_until = 0.0
 
     def stop(self) -> None:
         """Claim nothing more; the runs being driven finish (design.md §14)."""
@@ -101,7 +105,8 @@ class Worker:
                     break
                 running.add(asyncio.create_task(self._one(run)))
             if self.once and claimed_all and not running:
-                break
+                if time.monotonic() >= self._held_until:
+                    break
             stop = asyncio.ensure_future(self.stopping.wait())
             waiters: set[asyncio.Future[Any]] = {stop, *running}
             await asyncio.wait(waiters, timeout=self.poll_s, return_when=asyncio.FIRST_COMPLETED)
@@ -150,7 +155,9 @@ class Worker:
                 shutil.rmtree(workspace.path, ignore_errors=True)
         except SessionHeld as exc:
             # A live owner (or one that died a moment ago): claimable again when its lease ends.
-            await self._hand_back(run, exc, exc.seconds_left + HELD_MARGIN_S)
+            delay_s = exc.seconds_left + HELD_MARGIN_S
+            self._held_until = max(self._held_until, time.monotonic() + delay_s)
+            await self._hand_back(run, exc, delay_s)
         except Exception as exc:
             # The session is unreadable or the database failed under it: the run goes back to
             # the queue (or, if even that fails, its claim lapses), and whoever takes it next
