@@ -32,7 +32,8 @@ def claims_lapsed(rig: Rig) -> None:
     wait_for(
         lambda: (
             not rig.rows(
-                "SELECT id FROM {s}.runs WHERE state = 'running' AND claim_expires > clock_timestamp()"
+                "SELECT id FROM {s}.runs WHERE state = 'running' "
+                "AND claim_expires > clock_timestamp()"
             )
         ),
         "the dead worker's claim to lapse",

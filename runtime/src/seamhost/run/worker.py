@@ -104,9 +104,9 @@ class Worker:
                     claimed_all = True
                     break
                 running.add(asyncio.create_task(self._one(run)))
-            if self.once and claimed_all and not running:
-                if time.monotonic() >= self._held_until:
-                    break
+            idle = claimed_all and not running and time.monotonic() >= self._held_until
+            if self.once and idle:
+                break
             stop = asyncio.ensure_future(self.stopping.wait())
             waiters: set[asyncio.Future[Any]] = {stop, *running}
             await asyncio.wait(waiters, timeout=self.poll_s, return_when=asyncio.FIRST_COMPLETED)
