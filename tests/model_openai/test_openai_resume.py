@@ -76,9 +76,10 @@ def test_a_profile_other_than_the_recorded_one_is_refused(rig: Rig, tmp_path: Pa
 
 def test_the_token_budget_counts_what_the_turn_used_before_the_crash(rig: Rig) -> None:
     # Each answer uses 4 output tokens: two steps used 8 of the 9 allowed (89%) when the third
-    # request's stream was killed. The resumed turn issues that request again (8 < 9, as a run
-    # that never crashed would) and then stops: BUDGET_EXCEEDED, no fourth request, where a
-    # budget that forgot the turn's first 8 tokens would have let it go on.
+    # request's stream was killed. The resumed turn issues that request again, asking the
+    # provider for at most the 1 token left (a real provider stops there; the stand-in replays
+    # its canned 4), and then stops: BUDGET_EXCEEDED, no fourth request, where a budget that
+    # forgot the turn's first 8 tokens would have let it go on.
     rig.standin.reply(note(1), note(2), slow("never finished"), note(3), note(4), note(5))
     limit = ("--limit", "max_output_tokens=9")
     session = kill_during_the_stream(rig, *limit, nth=3)
@@ -90,4 +91,21 @@ def test_the_token_budget_counts_what_the_turn_used_before_the_crash(rig: Rig) -
     [end] = [r["data"] for r in records if r["type"] == "turn/end"]
     assert end["message"].startswith("BUDGET_EXCEEDED"), end
     assert len(rig.standin.requests) == 4, "one re-issued request, then none"
+    caps = [r.body.get("max_tokens") for r in rig.standin.requests]
+    assert caps == [9, 5, 1, 1], "each request asks for what the budget leaves"
     assert len([r for r in records if r["type"] == "turn/start"]) == 1
+
+
+def test_run_resume_without_a_scenario_continues_a_real_model_session(rig: Rig) -> None:
+    rig.standin.reply(slow("never finished"), canned_reply(CannedAnswer("Back.")))
+    session = kill_during_the_stream(rig)
+    done = rig.cli("run", "--profile", str(rig.profile), "--resume", session)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "continuing turn 1: step 1's model request is issued again" in done.stdout
+    records = rig.records(session)
+    assert [r["data"]["content"] for r in records if r["type"] == "assistant/message"] == ["Back."]
+    again = rig.cli("run", "--profile", str(rig.profile), "--resume", session)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "nothing to continue: the last turn ended" in again.stdout
+    assert rig.records(session) == records
+    assert len(rig.standin.requests) == 2

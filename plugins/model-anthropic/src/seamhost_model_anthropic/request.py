@@ -30,7 +30,8 @@ def build_params(request: ModelRequest, config: AnthropicConfig) -> dict[str, An
     system, messages = map_messages(request.messages)
     params: dict[str, Any] = {
         "model": config.model,
-        "max_tokens": config.max_output_tokens,
+        # The smaller of the plugin's setting and what the session's budget leaves ([limits]).
+        "max_tokens": max(1, min(config.max_output_tokens, request.max_output_tokens or 1 << 62)),
         "messages": messages,
     }
     if system:

@@ -6,8 +6,9 @@ message is only calls); ``tool`` as ``{"role": "tool", "tool_call_id", "content"
 own call id round-tripped; ``context`` (a runtime notice) as a ``system`` message in place.
 Tools become ``{"type": "function", "function": {"name", "description", "parameters"}}`` from
 each declaration's ``input_schema``. The stream asks for usage (``stream_options``), which the
-provider sends in one last chunk with empty ``choices``. ``max_output_tokens`` is sent as
-``max_tokens``, the field every compatible server reads; ``extra_body`` is merged last.
+provider sends in one last chunk with empty ``choices``. ``max_output_tokens``, or what the
+session's token budget leaves when that is less (the request's ``max_output_tokens``), is sent
+as ``max_tokens``, the field every compatible server reads; ``extra_body`` is merged last.
 """
 
 from __future__ import annotations
@@ -77,8 +78,10 @@ def chat_request(settings: Settings, request: ModelRequest) -> dict[str, Any]:
         kwargs["tools"] = chat_tools(request.tools)
     if settings.temperature is not None:
         kwargs["temperature"] = settings.temperature
-    if settings.max_output_tokens is not None:
-        kwargs["max_tokens"] = settings.max_output_tokens
+    # The smaller of the plugin's setting and what the session's budget leaves ([limits]).
+    caps = [c for c in (settings.max_output_tokens, request.max_output_tokens) if c is not None]
+    if caps:
+        kwargs["max_tokens"] = max(1, min(caps))
     if settings.extra_headers:
         kwargs["extra_headers"] = dict(settings.extra_headers)
     if settings.extra_body:

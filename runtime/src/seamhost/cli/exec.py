@@ -103,7 +103,7 @@ def exec_(
     transcript = Timeline(console(stderr=True))
     if resume_id is not None:
         session, root, plan = reopen(
-            bundle, resume_id, workspace, transcript, accept_changes=accept_changes
+            bundle, resume_id, workspace, transcript, accept_changes=accept_changes, quiet=as_json
         )
     else:
         session, root = new_session(bundle, workspace)

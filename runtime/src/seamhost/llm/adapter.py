@@ -26,6 +26,9 @@ class ModelRequest:
     """the tools the model may call: name, description, input schema"""
     session: Session | None = attrs.field(default=None, eq=False, repr=False)
     """the live session, or None outside one; not part of equality"""
+    max_output_tokens: int | None = None
+    """what the session's ``[limits] max_output_tokens`` leaves for this response (None: no
+    limit); a provider that can cap its answer asks for at most this many tokens"""
 
 
 @attrs.frozen

@@ -275,6 +275,7 @@ class Agent:
             tuple(self._view.derive()),
             self._tools,
             session=self.session,
+            max_output_tokens=self.budget.output_left(),
         )
         return await request_model(
             self.bundle.seams,

@@ -70,6 +70,12 @@ class Budget:
                 problem = f"the session used {used} {what} of its {limit} ([limits])"
                 raise LimitReached(ErrorCode.BUDGET_EXCEEDED, problem)
 
+    def output_left(self) -> int | None:
+        """Output tokens the session may still use (``None`` without a limit): the cap a model
+        request asks for, so a turn resumed near its budget cannot answer past it."""
+        limit = self.limits.max_output_tokens
+        return None if limit is None else max(0, limit - self.output_tokens)
+
     def check_dispatch(self, now_ms: int) -> str | None:
         """Why the next call may not be dispatched, or ``None`` when it may."""
         remaining = self.remaining_s(now_ms)

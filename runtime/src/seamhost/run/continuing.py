@@ -3,7 +3,8 @@
 :func:`continue_open_turn` takes the plan :mod:`seamhost.session.continuation` read and drives
 the open turn to its end, in the same turn, with the same call ids:
 
-1. no step open: the next step's request follows, as any step's would;
+1. no step open: the next step's request follows, as any step's would (unless the last step's
+   answer proposed no call: the turn had its answer, and only its end is written);
 2. the open step has no durable ``assistant/message``: its request is issued again as the next
    attempt (the open one was closed ``interrupted`` by the takeover);
 3. the open step's calls without a result:
@@ -83,6 +84,10 @@ class TurnDriver(Protocol):
 async def continue_open_turn(agent: TurnDriver, plan: ContinuationPlan) -> TurnOutcome:
     """Drive the open turn of `plan` to its end (or to a park); see the module docstring."""
     turn, step = plan.turn, plan.step
+    if plan.final and not plan.calls:  # the answer was in: only its step/end, turn/end were lost
+        return agent.close_turn(
+            turn, plan.last_step, [] if step is None else [step], "completed", None
+        )
     if step is None:
         return await agent.run_steps(turn, plan.last_step, [])
     if not plan.answered:

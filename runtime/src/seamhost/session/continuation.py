@@ -78,6 +78,8 @@ class ContinuationPlan:
     step: int | None  # the open step; None when every step of the turn has ended
     last_step: int  # the last step started in the turn (0: only the user message)
     answered: bool  # the open step's assistant/message is durable
+    # The model's last durable answer in the turn proposed no call: the turn had its answer.
+    final: bool
     open_attempt: int | None  # a model attempt of the turn with no outcome (closed as interrupted)
     next_attempt: int  # the attempt number the open step's request is issued again with
     calls: tuple[PendingCall, ...] = ()
@@ -102,6 +104,7 @@ class ContinuationPlan:
             "turn": self.turn,
             "step": self.step,
             "answered": self.answered,
+            "final": self.final,
             "open_attempt": self.open_attempt,
             "calls": [c.to_json() for c in self.calls],
             "approvals": list(self.approvals),
@@ -128,6 +131,7 @@ def plan_continuation(header: SessionHeader, records: Sequence[Record]) -> Conti
         step=reader.step,
         last_step=reader.last_step,
         answered=reader.answered,
+        final=reader.final,
         open_attempt=reader.open_attempt,
         next_attempt=reader.attempts + 1,
         calls=calls,
@@ -146,6 +150,7 @@ class _Reader:
         self.step: int | None = None
         self.last_step = 0
         self.answered = False
+        self.final = False
         self.open_attempt: int | None = None
         self.attempts = 0  # model attempts of the open step
         self.proposed: list[Mapping[str, Any]] = []
@@ -163,7 +168,7 @@ class _Reader:
         self.parked = self.parked and kind in ("tool/reconciled", "tool/reconcile/pending")
         if kind == "step/start":
             self.step = self.last_step = int(data["step"])
-            self.answered, self.attempts, self.open_attempt = False, 0, None
+            self.answered, self.final, self.attempts, self.open_attempt = False, False, 0, None
             self.proposed, self.intents, self.dispatched, self.results = [], set(), {}, set()
             self.unknown = []
         elif kind == "step/end":
@@ -175,6 +180,7 @@ class _Reader:
         elif kind == "assistant/message":
             self.answered, self.open_attempt = True, None
             self.proposed = list(data.get("tool_calls", ()))
+            self.final = not self.proposed
         elif kind == "tool/call":
             self.intents.add(str(data["call_id"]))
         elif kind == "tool/dispatch":
