@@ -171,7 +171,6 @@ def test_a_writer_fenced_out_saves_no_snapshot(
 def test_migrate_adds_the_snapshot_tables_to_a_version_1_schema(
     pg_options: dict[str, Any], every_flush: dict[str, Any]
 ) -> None:
-    assert SCHEMA_VERSION == 3
     store = PostgresStore(**every_flush)
     try:
         written = write_turns(store, 2)
@@ -182,10 +181,10 @@ def test_migrate_adds_the_snapshot_tables_to_a_version_1_schema(
     execute(pg_options, "UPDATE {}.meta SET value = '1' WHERE key = 'schema_version'")
     old = PostgresStore(**every_flush)
     try:
-        with pytest.raises(StoreUnusable, match="version 1; bring it to version 3"):
+        with pytest.raises(StoreUnusable, match=f"version 1; bring it to version {SCHEMA_VERSION}"):
             old.read("s-1")
-        assert old.migrate() == (1, 3)
-        assert old.migrate() == (3, 3)  # idempotent
+        assert old.migrate() == (1, SCHEMA_VERSION)
+        assert old.migrate() == (SCHEMA_VERSION, SCHEMA_VERSION)  # idempotent
         assert envelopes(old.read("s-1").records()) == written  # the rows are kept
         session = Session(old.open("s-1"), flush=lambda s: s.writer.flush())
         assert session.resumed is None  # version 1 kept no snapshot
@@ -196,12 +195,12 @@ def test_migrate_adds_the_snapshot_tables_to_a_version_1_schema(
         assert [row[1] for row in snapshot_rows(pg_options)] == [session.next_seq]
     finally:
         old.close()
-    execute(pg_options, "UPDATE {}.meta SET value = '4' WHERE key = 'schema_version'")
+    execute(pg_options, "UPDATE {}.meta SET value = '99' WHERE key = 'schema_version'")
     newer = PostgresStore(**every_flush)
     try:
-        with pytest.raises(StoreUnusable, match="newer than version 3"):
+        with pytest.raises(StoreUnusable, match=f"newer than version {SCHEMA_VERSION}"):
             newer.migrate()
-        assert execute(pg_options, "SELECT value FROM {}.meta") == [("4",)]
+        assert execute(pg_options, "SELECT value FROM {}.meta") == [("99",)]
     finally:
         newer.close()
 

@@ -60,3 +60,26 @@ def test_workers_share_a_queue_and_drive_each_run_once(
     assert [run["state"] for run in runs] == ["completed"] * 12
     assert len(rig.marker_names()) == 24
     assert rig.doubles() == []
+
+
+def test_a_prompt_run_after_a_scenario_run_does_not_replay_that_scenario(
+    tmp_path: Path, postgres_dsn: str, pg_schema: str
+) -> None:
+    # Regression: the worker reused the bundle of its last run, whose scripted model was still
+    # armed with that run's scenario, so a `--prompt` run claimed next replayed it (its calls
+    # ran again under the new session). Each claimed run must get a fresh model adapter.
+    rig = Rig.make(tmp_path / "rig", postgres_dsn, pg_schema)
+    scenario = rig.scenario("one.json", [[{}]])
+    rig.submit(scenario, "s-scenario")
+    done = rig.cli(
+        "submit", "--profile", str(rig.profile), "--session", "s-prompt", "--prompt", "hello"
+    )
+    assert done.returncode == 0, done.stderr
+    worker = rig.worker("--once", log="w.log")
+    assert worker.wait(timeout=120) == 0, (rig.root / "w.log").read_text()
+    states = {run["session_id"]: run for run in rig.runs()}
+    assert states["s-scenario"]["state"] == "completed"
+    # The rig's profile names no scenario, so a prompt run has no model to answer it.
+    assert states["s-prompt"]["state"] == "failed", states["s-prompt"]
+    assert "no scenario to replay" in states["s-prompt"]["outcome"]
+    assert rig.marker_names() == {"s-scenario:call-1-1-1.1"}

@@ -345,6 +345,30 @@ class LeaseLost(SeamhostError, RuntimeError):
         return None
 
 
+class SessionHeld(SeamhostError, RuntimeError):
+    """A live writer holds the session for `seconds_left` more; store lease errors derive here."""
+
+    # A worker that meets it hands the run back for just that long (design.md §14).
+
+    session_id: str
+    owner: str
+    seconds_left: float
+
+
+class RunWorkspaceMissing(SeamhostError, FileNotFoundError):
+    """A run's recorded workspace is not a directory on the host of the worker that claimed it."""
+
+    run_id: int
+    workspace: str
+
+    def __str__(self) -> str:
+        return (
+            f"run {self.run_id}: its workspace {self.workspace} (`submit --workspace`) is not a "
+            "directory on this host; the run is handed back for a worker that sees it (runs "
+            "on many hosts need that directory on storage they all mount)"
+        )
+
+
 class BundleChanged(SeamhostError, ValueError):
     """What is installed now differs from what a session recorded; it is not continued."""
 

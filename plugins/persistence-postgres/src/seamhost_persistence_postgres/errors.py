@@ -7,7 +7,14 @@ fix before anything can run (a DSN that is refused, a schema that is missing or 
 
 from __future__ import annotations
 
-from seamhost.errors import ConfigError, LeaseLost, SeamhostError, SessionDamaged, SessionMissing
+from seamhost.errors import (
+    ConfigError,
+    LeaseLost,
+    SeamhostError,
+    SessionDamaged,
+    SessionHeld,
+    SessionMissing,
+)
 
 
 class StorageError(SeamhostError):
@@ -72,12 +79,8 @@ class SessionExists(StorageError, FileExistsError):
         )
 
 
-class SessionLeased(StorageError, RuntimeError):
+class SessionLeased(StorageError, SessionHeld):
     """Another writer holds the session's lease, which has not expired yet."""
-
-    session_id: str
-    owner: str
-    seconds_left: float
 
     def __str__(self) -> str:
         return (

@@ -1,6 +1,6 @@
 """The tables persistence-postgres keeps in its schema, their version, and `migrate`.
 
-Layout (schema version 3), all in the configured schema (default ``seamhost``):
+Layout (schema version 4), all in the configured schema (default ``seamhost``):
 
 * ``meta(key, value)``: ``schema_version``, checked before anything else is read; a newer one
   says "upgrade seamhost", an older one or none says "run `seamhost store migrate`".
@@ -24,7 +24,12 @@ Layout (schema version 3), all in the configured schema (default ``seamhost``):
   kernel's bytes. The snapshot's pieces are the rows with ``start`` below its ``seq``, in order;
   saving one deletes the rows from its ``start`` on and inserts it, so keeping them costs the
   piece's size. Deleting the session deletes them.
-* ``runs``: the run queue of `seamhost submit` and `seamhost worker` (see :mod:`.runs`).
+* ``runs``: the run queue of `seamhost submit` and `seamhost worker` (see :mod:`.runs`);
+  ``workspace`` (version 4 on) is the directory `submit --workspace` gave the run, NULL for a
+  directory of the worker's own.
+* ``run_attempts`` (version 4 on): one row per claim of a run, keyed ``(run_id, claim)``: the
+  worker, when it claimed the run, and when and how its claim ended (``ended`` NULL: the worker
+  died or stalled, and its claim lapsed). Deleting nothing: a run's history is kept with it.
 
 A flush is one statement in autocommit, so one transaction: a CTE updates the session row
 only if the writer's epoch is still the current one and ``next_seq`` is where the batch
@@ -42,7 +47,9 @@ from seamhost_persistence_postgres.errors import StoreUnusable
 if TYPE_CHECKING:
     import psycopg
 
-SCHEMA_VERSION = 3  # 2 added `snapshots`, 3 `snapshot_pieces`; `migrate` brings 1 and 2 to it
+# 2 added `snapshots`, 3 `snapshot_pieces`, 4 `runs.workspace` and `run_attempts`; `migrate`
+# brings 1, 2 and 3 to it.
+SCHEMA_VERSION = 4
 
 _TABLES = """
 CREATE TABLE IF NOT EXISTS {s}.meta (key text PRIMARY KEY, value text NOT NULL);
@@ -105,6 +112,16 @@ CREATE TABLE IF NOT EXISTS {s}.runs (
     outcome text NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS runs_claimable ON {s}.runs (state, id);
+ALTER TABLE {s}.runs ADD COLUMN IF NOT EXISTS workspace text;
+CREATE TABLE IF NOT EXISTS {s}.run_attempts (
+    run_id bigint NOT NULL REFERENCES {s}.runs (id) ON DELETE CASCADE,
+    claim integer NOT NULL,
+    worker text NOT NULL,
+    claimed timestamptz NOT NULL,
+    ended timestamptz,
+    how text,
+    PRIMARY KEY (run_id, claim)
+);
 """
 
 
@@ -157,7 +174,8 @@ def migrate(conn: psycopg.Connection[tuple[object, ...]], schema: str, where: st
     Idempotent, in one transaction, under an advisory lock so that two `migrate` at once do
     not race. A newer schema is refused, untouched. Every table is created if missing, so an
     older schema gains the tables of the versions after it (1 -> 2: ``snapshots``; 2 -> 3:
-    ``snapshot_pieces``; 1 -> 3: both) and keeps its rows: a version 2 schema's snapshots stay
+    ``snapshot_pieces``; 3 -> 4: ``runs.workspace``, NULL in the rows there, and
+    ``run_attempts``, empty) and keeps its rows: a version 2 schema's snapshots stay
     valid (they were saved without pieces, and read back with none).
     """
     with conn.transaction():

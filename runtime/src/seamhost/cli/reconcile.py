@@ -1,10 +1,11 @@
 """``seamhost session unknowns`` and ``reconcile``: resolve unknown outcomes (design.md §10).
 
 ``unknowns`` lists every unresolved ``TOOL_OUTCOME_UNKNOWN`` across the stored sessions (readers
-never lock). ``reconcile ID CALL_ID`` records evidence from a person or a script; ``reconcile
---due`` asks the status probes of tools that declare one. Both take the session's writer, so a
-live writer refuses them; evidence that cannot resolve the call is refused with exit 2, one line,
-and nothing written.
+never lock), and the calls dispatched with no result yet, marked unrepaired (a crash left them,
+or their body is running now). ``reconcile ID CALL_ID`` records evidence from a person or a
+script; ``reconcile --due`` asks the status probes of tools that declare one. Both take the
+session's writer, so a live writer refuses them; evidence that cannot resolve the call is refused
+with exit 2, one line, and nothing written.
 """
 
 from __future__ import annotations
@@ -40,7 +41,8 @@ def unknowns(profile_ref: str, as_json: bool) -> None:
     from seamhost.kernel.profile.resolve import resolve_profile
     from seamhost.run.unknowns import stored_unknowns
 
-    found = list(stored_unknowns(build_bundle(resolve_profile(profile_ref)).store))
+    store = build_bundle(resolve_profile(profile_ref)).store
+    found = list(stored_unknowns(store, in_flight=True))
     if as_json:
         emit_json([u.to_json() for u in found])
         return
@@ -50,9 +52,15 @@ def unknowns(profile_ref: str, as_json: bool) -> None:
         return
     for u in found:
         waits = f"; probe pending until {format_time(u.retry_at)}" if u.retry_at else ""
+        since = (
+            f"in flight since {format_time(u.time)}, unrepaired: running now, or left so by a "
+            "crash until a repair or a takeover records it unknown"
+            if u.unrepaired
+            else f"unknown since {format_time(u.time)}{waits}"
+        )
         out.print(
             f"[bold]{u.session_id}[/bold] {u.call_id}  {u.tool} attempt {u.attempt}  "
-            f"{u.arguments[:60]}  (unknown since {format_time(u.time)}{waits})",
+            f"{u.arguments[:60]}  ({since})",
             highlight=False,
         )
     out.print(

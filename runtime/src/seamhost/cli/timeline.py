@@ -81,11 +81,16 @@ class Timeline:
             "model/attempt": self.model_attempt,
             "model/usage": self.model_usage,
             "model/failed": self.model_failed,
+            "session/takeover": self.takeover,
+            "turn/parked": self.turn_parked,
         }
+        self.time: int | None = None  # the time of the record being rendered, when known
 
     def __call__(self, record: Record) -> None:
         """Render one committed record (``Session.listen`` calls this for a live view)."""
+        self.time = record.time
         self.feed(record.type, record.data)
+        self.time = None
 
     def feed(self, type_: str, data: Any) -> None:
         self.count += 1
@@ -291,6 +296,32 @@ class Timeline:
     def inbox_spliced(self, data: Any) -> None:
         for context in data.get("contexts", ()):
             self.say(2, f"[dim]context: {clip(str(context), 120)}[/dim]")
+
+    def takeover(self, data: Any) -> None:
+        when = f" at {format_time(self.time)}" if self.time is not None else ""
+        epoch = f", lease epoch {data['epoch']}" if data.get("epoch") is not None else ""
+        where = f"turn {data.get('turn')}"
+        if data.get("step") is not None:
+            where += f" step {data['step']}"
+        calls = ", ".join(
+            f"{c['call_id']} {c['state']}" + (f" (attempt {c['attempt']})" if c["attempt"] else "")
+            for c in data.get("calls", ())
+        )
+        accepted = data.get("accepted_changes")
+        self.say(
+            0,
+            f"[yellow]taken over[/yellow] by {esc(str(data.get('owner')))}{when}{epoch}: "
+            f"continues {where}"
+            + (f"; open calls: {esc(calls)}" if calls else "")
+            + (f"; accepted changes: {esc('; '.join(accepted))}" if accepted else ""),
+        )
+
+    def turn_parked(self, data: Any) -> None:
+        self.say(
+            0,
+            f"[yellow]turn {data.get('turn')} parked[/yellow] at step {data.get('step')}: "
+            f"{clip(str(data.get('reason')), 160)}",
+        )
 
     def repaired(self, data: Any) -> None:
         closed = ", ".join(f"{c['call_id']} {c['code']}" for c in data.get("calls", ()))

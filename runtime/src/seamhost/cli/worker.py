@@ -2,7 +2,7 @@
 
 Workers on any number of hosts share one queue. SIGTERM or Ctrl-C stops claiming; the runs
 being driven finish first (a second signal exits at once: their sessions' leases lapse and
-another worker repairs and continues them). One line per run event goes to stderr.
+another worker takes them over and continues them). One line per run event goes to stderr.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import os
 import signal
 import socket
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
@@ -35,12 +36,32 @@ if TYPE_CHECKING:
 @click.option(
     "--once",
     is_flag=True,
-    help="Exit when nothing is left to claim, instead of waiting for new runs.",
+    help="Exit when nothing is left to claim, instead of waiting for new runs (a run it "
+    "handed back until a session's lease lapses is waited for).",
 )
 @click.option("--name", help="The worker's name in `seamhost runs ls` (default: host:pid).")
+@click.option(
+    "--state-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Where the workspaces of runs submitted without --workspace live, one per run id "
+    "(default: $SEAMHOST_HOME/worker, else $XDG_STATE_HOME/seamhost/worker).",
+)
+@click.option(
+    "--keep-workspaces",
+    is_flag=True,
+    help="Keep the workspace of a run submitted without --workspace once it ends (it is "
+    "removed when the run completes or fails, kept when it parks).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print how many runs ended how, as JSON.")
 def worker(
-    *, profile_ref: str, concurrency: int, once: bool, name: str | None, as_json: bool
+    *,
+    profile_ref: str,
+    concurrency: int,
+    once: bool,
+    name: str | None,
+    state_dir: Path | None,
+    keep_workspaces: bool,
+    as_json: bool,
 ) -> None:
     """Claim runs from the profile's run queue and drive each one's session."""
     from seamhost.cli import started
@@ -69,6 +90,8 @@ def worker(
         lambda: build_bundle(profile),
         queue,
         name=name or f"{socket.gethostname()}:{os.getpid()}",
+        state_root=state_dir.absolute() if state_dir is not None else None,
+        keep_workspaces=keep_workspaces,
         concurrency=concurrency,
         once=once,
         claim_s=store_lease(store),

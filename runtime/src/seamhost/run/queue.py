@@ -2,7 +2,8 @@
 
 A run queue lives with the sessions it drives (persistence-postgres keeps it in the same
 schema); a store that has one exposes it as ``store.runs``. A run names its session (chosen
-when it is submitted) and what drives it: a scenario's bytes and file name, or a prompt. Its
+when it is submitted), what drives it (a scenario's bytes and file name, or a prompt) and, when
+it was submitted with one, the workspace every owner of the run works in. Its
 ``claims`` count fences its row: a worker's updates hold only while the count is the one its
 claim returned. The session's own lease fences the session's records.
 """
@@ -52,6 +53,23 @@ class Run(Protocol):
     def started(self) -> datetime.datetime | None: ...
     @property
     def finished(self) -> datetime.datetime | None: ...
+    @property
+    def workspace(self) -> str | None: ...  # `submit --workspace`; None: the worker's own
+
+
+class RunAttempt(Protocol):
+    """One claim of a run: the worker, when it claimed it, when and how the claim ended."""
+
+    @property
+    def claim(self) -> int: ...
+    @property
+    def worker(self) -> str: ...
+    @property
+    def claimed(self) -> datetime.datetime: ...
+    @property
+    def ended(self) -> datetime.datetime | None: ...  # None: the worker died or stalled
+    @property
+    def how(self) -> str | None: ...
 
 
 @runtime_checkable
@@ -68,6 +86,7 @@ class RunQueue(Protocol):
         scenario: bytes | None = None,
         scenario_name: str | None = None,
         prompt: str | None = None,
+        workspace: str | None = None,
     ) -> int: ...
 
     def claim(self, worker: str, claim_s: float) -> Run | None:
@@ -80,6 +99,14 @@ class RunQueue(Protocol):
 
     def hand_back(self, run: Run, progress: str, delay_s: float = 0.0) -> bool:
         """Queue the run again, claimable once `delay_s` has passed."""
+        ...
+
+    def note_end(self, run: Run, how: str) -> None:
+        """Note how this claim ended, leaving the run to whoever holds it now."""
+        ...
+
+    def attempts(self, run: Run) -> Sequence[RunAttempt]:
+        """Every claim of the run, oldest first."""
         ...
 
     def all(self) -> Sequence[Run]: ...

@@ -4,6 +4,12 @@ Read from the log alone (design.md §10): the ``tool/call`` says what was propos
 ``tool/dispatch`` which attempt ran and with which arguments digest, the ``tool/result`` that the
 outcome is unknown; a ``tool/reconciled`` closes it, and a ``tool/reconcile/pending`` says when a
 status probe wants to be asked again.
+
+A call whose last ``tool/dispatch`` has no result at all is in flight: its body may be running
+now, or a crash stopped it and nobody has repaired or taken the session over yet. It is listed
+too, marked ``unrepaired`` (its outcome is just as unknown, and an operator watching a dead
+worker's run should see it before the next owner does), but it cannot be reconciled until a
+repair or a takeover has recorded its unknown result.
 """
 
 from __future__ import annotations
@@ -39,6 +45,7 @@ class Unknown:
     idempotent: bool | None
     time: int  # when the unknown result was recorded (ms)
     retry_at: int | None = None  # a status probe's "ask again" time, if it answered pending
+    unrepaired: bool = False  # dispatched without a result: in flight, or left so by a crash
 
     def to_json(self) -> dict[str, Any]:
         return attrs.asdict(self)
@@ -88,11 +95,28 @@ def is_unknown(state: CallState) -> bool:
     return bool(error.get("code") == UNKNOWN)
 
 
-def unknowns(session_id: str, records: Iterable[Record]) -> list[Unknown]:
-    """The unresolved unknown outcomes of a session, in the order their results were recorded."""
+def is_in_flight(state: CallState) -> bool:
+    """Whether the call was dispatched and has no result yet (its attempts all end in one)."""
+    return state.call is not None and state.dispatch is not None and state.result is None
+
+
+def unknowns(
+    session_id: str, records: Iterable[Record], *, in_flight: bool = False
+) -> list[Unknown]:
+    """The unresolved unknown outcomes of a session, in the order their results were recorded;
+    with `in_flight`, the dispatched calls without a result too (``unrepaired``)."""
+    records = list(records)
+    dispatched: dict[str, int] = {}  # an in-flight call's outcome is unknown since its dispatch
+    if in_flight:
+        for record in records:
+            if record.type == "tool/dispatch":
+                dispatched[str(record.data["call_id"])] = record.time
     found = []
     for call_id, state in call_states(records).items():
-        if not is_unknown(state) or state.reconciled is not None or state.call is None:
+        unrepaired = in_flight and is_in_flight(state)
+        if not unrepaired and (
+            not is_unknown(state) or state.reconciled is not None or state.call is None
+        ):
             continue
         dispatch = state.dispatch or {}
         attempt = int(dispatch.get("attempt", 1))
@@ -113,21 +137,31 @@ def unknowns(session_id: str, records: Iterable[Record]) -> list[Unknown]:
                 arguments=str(state.call["arguments"]),
                 effect=dispatch.get("effect"),
                 idempotent=dispatch.get("idempotent"),
-                time=state.result_time,
+                time=dispatched[call_id] if unrepaired else state.result_time,
                 retry_at=retry_at,
+                unrepaired=unrepaired,
             )
         )
     return sorted(found, key=lambda u: u.time)
 
 
-def stored_unknowns(store: SessionStore) -> Iterator[Unknown]:
-    """Every unresolved unknown outcome across the sessions of `store` (readers never lock)."""
+def stored_unknowns(store: SessionStore, *, in_flight: bool = False) -> Iterator[Unknown]:
+    """Every unresolved unknown outcome across the sessions of `store` (readers never lock);
+    with `in_flight`, the calls dispatched without a result too."""
     for session_id in sorted(store.ids()):
         try:
             records = list(store.read(session_id).records())
         except SeamhostError:  # a damaged session is `session verify`'s to report
             continue
-        yield from unknowns(session_id, records)
+        yield from unknowns(session_id, records, in_flight=in_flight)
 
 
-__all__ = ["CallState", "Unknown", "call_states", "is_unknown", "stored_unknowns", "unknowns"]
+__all__ = [
+    "CallState",
+    "Unknown",
+    "call_states",
+    "is_in_flight",
+    "is_unknown",
+    "stored_unknowns",
+    "unknowns",
+]

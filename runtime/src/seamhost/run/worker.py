@@ -1,15 +1,19 @@
-"""A worker: claim runs from the store's queue and drive each session through the runtime.
+"""A worker: claim runs from the store's queue and drive each one (:mod:`.driving`).
 
-Each claimed run gets a bundle to itself while it runs (the scripted model replays one scenario
-per bundle; a finished run's bundle serves the next), a fresh temporary workspace and a
-heartbeat that extends its claim while it runs. A run whose
-session is not stored yet starts it; one whose session exists (its previous worker died or
-stalled past the lease) opens it, which takes the session's lease and repairs its tail
-(:func:`seamhost.run.sessions.open_session`), probes unknown outcomes, continues a parked turn
-and then runs the turns that remain. Nothing here decides who may write: the store's lease and
-fence do, and a worker fenced out (``LEASE_LOST``) stops driving the run and leaves it to the
-new owner. Runs end ``completed``, ``interrupted`` (the session was repaired and nothing was
-left to run), ``parked`` (it waits on a deferred approval) or ``failed``, with an outcome line.
+Each claimed run gets a bundle built for it alone, so a fresh agent and model adapter: a
+bundle's scripted model stays armed with the scenario it last replayed, so reusing one made a
+``--prompt`` run claimed next replay the run before it. The run works in its workspace
+(:mod:`.workspaces`), and a heartbeat extends its claim while it runs. How a claim ends:
+
+* the run reached a final state: it is finished, and a workspace of the worker's own is removed
+  (kept when the run parks: whoever continues it needs it);
+* the session is held by a live lease (:class:`~seamhost.errors.SessionHeld`): the run is handed
+  back for the lease's remaining time, so that a dead worker's run is claimed again as soon as
+  its lease lapses, not after a fixed delay;
+* the run's workspace is absent on this host, or the database failed under it: handed back, to
+  be claimed again after a claim's length;
+* the driver was fenced out (``LEASE_LOST``): the run is left to the new owner, and the claim
+  noted as lost.
 """
 
 from __future__ import annotations
@@ -17,150 +21,34 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import shutil
-import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import attrs
-
-from seamhost.errors import LeaseLost, SeamhostError, SessionDamaged, SessionMissing, describe
+from seamhost.errors import RunWorkspaceMissing, SeamhostError, SessionHeld, describe
+from seamhost.run.driving import RunDriver
 from seamhost.run.queue import store_lease
+from seamhost.run.workspaces import default_state_root, run_workspace
 
 if TYPE_CHECKING:
     from seamhost.kernel.bundle import Bundle
-    from seamhost.run.agent import TurnOutcome
     from seamhost.run.queue import Run, RunQueue
-    from seamhost.session.live import Session
-    from seamhost.session.repair import RepairPlan
+    from seamhost.run.workspaces import RunWorkspace
 
-WORKSPACE_PREFIX = "seamhost-worker-"
-
-
-@attrs.frozen
-class RunEnd:
-    """How a worker left a run: a final state (None when it handed the run on) and a line."""
-
-    state: str | None  # completed | interrupted | parked | failed; None: lost or handed back
-    outcome: str
-    lost: bool = False
-
-
-def repair_summary(session: Session, plan: RepairPlan | None) -> str:
-    """What repair closed, by result code, from the records it appended."""
-    if plan is None:
-        return ""
-    counts: dict[str, int] = {}
-    for record in session.records[len(session.records) - len(plan.events) :]:
-        if record.type == "tool/result":
-            code = str((record.data.get("error") or {}).get("code", "ok"))
-            counts[code] = counts.get(code, 0) + 1
-    shown = ", ".join(f"{n} {code}" for code, n in sorted(counts.items()))
-    return f"repaired: {shown or 'no open call'}"
-
-
-def classify(outcomes: list[TurnOutcome], repaired: str) -> RunEnd:
-    notes = [repaired] if repaired else []
-    if not outcomes:
-        return RunEnd("interrupted" if repaired else "completed", "; ".join(notes or ["no turn"]))
-    last = outcomes[-1]
-    notes.insert(0, f"{len(outcomes)} turn(s), the last {last.reason}")
-    if last.message:
-        notes.append(last.message)
-    state = {"completed": "completed", "suspended": "parked"}.get(last.reason, "failed")
-    return RunEnd(state, "; ".join(notes))
-
-
-class RunDriver:
-    """Drives one claimed run to its end on its own bundle."""
-
-    def __init__(self, bundle: Bundle, run: Run) -> None:
-        self.bundle = bundle
-        self.run = run
-        self.session: Session | None = None
-
-    def progress(self) -> str:
-        session = self.session
-        if session is None:
-            return "opening"
-        turns = sum(1 for record in session.records if record.type == "turn/start")
-        return f"turn {turns}, {session.next_seq} records"
-
-    async def drive(self) -> RunEnd:
-        scratch = Path(tempfile.mkdtemp(prefix=WORKSPACE_PREFIX))
-        try:
-            return await self._drive(scratch)
-        finally:
-            shutil.rmtree(scratch, ignore_errors=True)
-
-    async def _drive(self, scratch: Path) -> RunEnd:
-        from seamhost.run.agent import Agent
-        from seamhost.run.sessions import create_session, open_session
-
-        bundle, run = self.bundle, self.run
-        workspace = scratch / "workspace"
-        workspace.mkdir()
-        plan: RepairPlan | None = None
-        resumed = True
-        try:
-            session, plan = await asyncio.to_thread(open_session, bundle, run.session_id)
-        except SessionMissing:
-            resumed = False
-            session = create_session(bundle, session_id=run.session_id, cwd=str(workspace))
-        except SessionDamaged as exc:
-            return RunEnd("failed", describe(exc))
-        self.session = session
-        repaired = repair_summary(session, plan)
-        turns = sum(1 for record in session.records if record.type == "turn/start")
-        messages = self._messages(scratch, workspace, turns)
-        agent = Agent(bundle, session, workspace=workspace)
-        outcomes: list[TurnOutcome] = []
-        try:
-            if resumed:
-                from seamhost.run.probing import probe_unknowns
-
-                await probe_unknowns(bundle, session, workspace, cancelled=agent.cancelled)
-                parked = await agent.resume()
-                if parked is not None:
-                    outcomes.append(parked)
-            for message in messages:
-                if outcomes and outcomes[-1].reason == "suspended":
-                    break
-                outcomes.append(await agent.run_turn(message))
-            await session.flush()
-        except Exception as exc:
-            lost = LeaseLost.found_in(exc)
-            if lost is None:
-                raise
-            return RunEnd(None, describe(lost), lost=True)
-        finally:
-            with contextlib.suppress(SeamhostError):
-                session.close()
-        return classify(outcomes, repaired)
-
-    def _messages(self, scratch: Path, workspace: Path, turns: int) -> list[str]:
-        """The user messages still to run after `turns` stored turns; seeds the workspace."""
-        run = self.run
-        if run.scenario is None:
-            return [run.prompt] if run.prompt is not None and turns == 0 else []
-        path = scratch / (run.scenario_name or "scenario.toml")
-        path.write_bytes(run.scenario)
-        # Session turn k is scripted turn k: a turn that crashed is over once repaired, and
-        # the run goes on with the scenario's next turn (not from its first, as `run --resume`).
-        script = self.bundle.seams.llm_replay(path, 1)
-        for name, content in script.workspace.items():
-            target = workspace / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(content, encoding="utf-8")
-        return list(script.user_messages)[turns:]
+# A run handed back because its session is held waits out the lease, and this much more, so
+# that the next claim does not race the lease's last milliseconds on the database clock.
+HELD_MARGIN_S = 0.05
 
 
 class Worker:
     """Claims up to `concurrency` runs at a time and drives them; stops on `stop()`.
 
-    `make_bundle` builds a fresh bundle of the worker's profile (one per run); `once` ends the
-    worker when nothing is left to claim instead of polling every `poll_s`. `report` hears one
-    line per run event.
+    `make_bundle` builds a fresh bundle of the worker's profile (one per run, closed when the
+    run is left); `state_root` holds the workspaces of the runs submitted without one (removed
+    when such a run ends, unless `keep_workspaces` or it parked); `once`
+    ends the worker when nothing is left to claim instead of polling every `poll_s`. `report`
+    hears one line per run event.
     """
 
     def __init__(
@@ -169,6 +57,8 @@ class Worker:
         queue: RunQueue,
         *,
         name: str,
+        state_root: Path | None = None,
+        keep_workspaces: bool = False,
         concurrency: int = 1,
         once: bool = False,
         poll_s: float = 0.5,
@@ -178,6 +68,8 @@ class Worker:
         self.make_bundle = make_bundle
         self.queue = queue
         self.name = name
+        self.state_root = state_root if state_root is not None else default_state_root()
+        self.keep_workspaces = keep_workspaces
         self.concurrency = concurrency
         self.once = once
         self.poll_s = poll_s
@@ -186,10 +78,9 @@ class Worker:
         self.stopping = asyncio.Event()
         self.ended: dict[str, int] = {}
         self._reached = False  # whether a claim ever reached the queue
-        # Bundles not driving a run. A bundle drives one run at a time (the scripted model
-        # replays one scenario per bundle), and is reused by the next: building one per run
-        # would cost more than a short run itself.
-        self._idle: list[Bundle] = []
+        # Until when a run this worker handed back waits out a session's lease: `once` does
+        # not count it as "nothing left to claim" before then (a dead worker's run is).
+        self._held_until = 0.0
 
     def stop(self) -> None:
         """Claim nothing more; the runs being driven finish (design.md §14)."""
@@ -213,7 +104,8 @@ class Worker:
                     claimed_all = True
                     break
                 running.add(asyncio.create_task(self._one(run)))
-            if self.once and claimed_all and not running:
+            idle = claimed_all and not running and time.monotonic() >= self._held_until
+            if self.once and idle:
                 break
             stop = asyncio.ensure_future(self.stopping.wait())
             waiters: set[asyncio.Future[Any]] = {stop, *running}
@@ -222,49 +114,64 @@ class Worker:
             running = {task for task in running if not task.done()}
         if running:
             await asyncio.gather(*running)
-        for bundle in self._idle:
-            close = getattr(bundle.store, "close", None)
-            if callable(close):
-                await asyncio.to_thread(close)
-        self._idle.clear()
         return self.ended
 
     async def _one(self, run: Run) -> None:
         self.report(f"run {run.id} claimed (session {run.session_id}, claim {run.claims})")
         try:
-            bundle = self._idle.pop() if self._idle else await asyncio.to_thread(self.make_bundle)
+            workspace = await asyncio.to_thread(run_workspace, run, self.state_root)
+        except (RunWorkspaceMissing, OSError) as exc:
+            await self._hand_back(run, exc, self.claim_s)
+            return
+        try:
+            bundle = await asyncio.to_thread(self.make_bundle)
         except SeamhostError as exc:
-            await asyncio.to_thread(self.queue.finish, run, "failed", describe(exc))
+            await asyncio.to_thread(self.queue.finish, run, "failed", f"failed: {describe(exc)}")
             self._count("failed", run, describe(exc))
             return
         try:
-            await self._drive(bundle, run)
+            await self._drive(bundle, run, workspace)
         finally:
-            self._idle.append(bundle)
+            close = getattr(bundle.store, "close", None)
+            if callable(close):
+                with contextlib.suppress(Exception):  # the run's end is recorded already
+                    await asyncio.to_thread(close)
 
-    async def _drive(self, bundle: Bundle, run: Run) -> None:
-        driver = RunDriver(bundle, run)
+    async def _drive(self, bundle: Bundle, run: Run, workspace: RunWorkspace) -> None:
+        driver = RunDriver(bundle, run, workspace.path, owner=self.name)
         claim_s = min(self.claim_s, store_lease(bundle.store))
         beat = asyncio.create_task(self._heartbeat(driver, claim_s))
         try:
             end = await driver.drive()
             if end.lost:
+                with contextlib.suppress(Exception):  # only a note: the run is the new owner's
+                    await asyncio.to_thread(self.queue.note_end, run, f"lost: {end.outcome}")
                 self._count("lost", run, end.outcome)
                 return
             assert end.state is not None
             await asyncio.to_thread(self.queue.finish, run, end.state, end.outcome)
             self._count(end.state, run, end.outcome)
+            if workspace.own and end.state != "parked" and not self.keep_workspaces:
+                shutil.rmtree(workspace.path, ignore_errors=True)
+        except SessionHeld as exc:
+            # A live owner (or one that died a moment ago): claimable again when its lease ends.
+            delay_s = exc.seconds_left + HELD_MARGIN_S
+            self._held_until = max(self._held_until, time.monotonic() + delay_s)
+            await self._hand_back(run, exc, delay_s)
         except Exception as exc:
-            # The session could not be opened (held by a live lease, unreadable) or the database
-            # failed under it: the run goes back to the queue (or, if even that fails, its
-            # claim lapses), and whoever takes it next reopens and repairs its session.
-            with contextlib.suppress(Exception):  # claimable again once a lease could lapse
-                await asyncio.to_thread(
-                    self.queue.hand_back, run, f"handed back: {describe(exc)}", claim_s
-                )
-            self._count("handed-back", run, describe(exc))
+            # The session is unreadable or the database failed under it: the run goes back to
+            # the queue (or, if even that fails, its claim lapses), and whoever takes it next
+            # reopens its session.
+            await self._hand_back(run, exc, claim_s)
         finally:
             beat.cancel()
+
+    async def _hand_back(self, run: Run, exc: BaseException, delay_s: float) -> None:
+        with contextlib.suppress(Exception):  # else its claim lapses, which hands it back too
+            await asyncio.to_thread(
+                self.queue.hand_back, run, f"handed back: {describe(exc)}", delay_s
+            )
+        self._count("handed-back", run, f"{describe(exc)} (claimable again in {delay_s:.1f} s)")
 
     async def _heartbeat(self, driver: RunDriver, claim_s: float) -> None:
         while True:
@@ -283,4 +190,4 @@ class Worker:
         self.report(f"run {run.id} {state}: {outcome}")
 
 
-__all__ = ["RunDriver", "RunEnd", "Worker", "classify", "repair_summary"]
+__all__ = ["Worker"]
