@@ -27,6 +27,7 @@ from seamhost.version import __version__
 from seamhost_tools_mcp.descriptors import Descriptor, ServerIdentity
 from seamhost_tools_mcp.errors import McpServerError
 from seamhost_tools_mcp.ledger import Ledger
+from seamhost_tools_mcp.startup import log_offset, start_failure
 from seamhost_tools_mcp.stdio import Confine, Launch
 
 if TYPE_CHECKING:
@@ -153,13 +154,19 @@ async def _connected(
     async with contextlib.AsyncExitStack() as stack:
         if server.command:
             workspace: Path = confinement["workspace"]
+            log = settings.log_dir / f"{server.name}.log"
+            since = log_offset(log)
+
+            def started(problem: str) -> str:
+                return start_failure(problem, server.command, log, since)
+
             launch = Launch(
                 server.name,
                 server.command,
                 env=server.env,
                 environ=environ,
                 cwd=server.cwd or workspace,
-                log=settings.log_dir / f"{server.name}.log",
+                log=log,
                 limit=settings.max_message_bytes,
                 read_paths=server.read_paths,
             )
@@ -191,6 +198,9 @@ async def _connected(
             def failure() -> str | None:
                 return None
 
+            def started(problem: str) -> str:
+                return problem
+
         session = await stack.enter_async_context(
             ClientSession(
                 read, write, client_info=Implementation(name="seamhost", version=__version__)
@@ -202,11 +212,14 @@ async def _connected(
                 await session.initialize()
         except TimeoutError as exc:
             problem = f"did not answer initialize within {settings.startup_timeout_s:g}s"
-            raise McpServerError(server.name, connected.failure or problem) from exc
-        except (SandboxUnavailable, McpServerError):
+            raise McpServerError(server.name, started(connected.failure or problem)) from exc
+        except SandboxUnavailable:
             raise
+        except McpServerError as exc:
+            raise McpServerError(server.name, started(exc.problem)) from exc
         except Exception as exc:
-            raise connected.error(exc, "initialize") from exc
+            failed = connected.error(exc, "initialize")
+            raise McpServerError(server.name, started(failed.problem)) from exc
         info = session.server_info
         if info is not None:
             connected.identity = ServerIdentity(
