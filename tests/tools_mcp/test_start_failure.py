@@ -13,6 +13,7 @@ import sys
 
 import pytest
 
+from seamhost.errors import PluginLoadError
 from seamhost.kernel.bundle import build_bundle
 from seamhost.kernel.profile.resolve import resolve_profile
 from tests.tools_mcp.conftest import Area
@@ -27,11 +28,12 @@ def test_the_error_names_the_command_and_what_its_stderr_said(area: Area, mode: 
     command = json.dumps([sys.executable, "-c", DYING])
     table = f'[plugins.tools-mcp.servers.dying]\ncommand = {command}\nsandbox = "{mode}"\n'
     profile = resolve_profile(str(area.profile(table)))
-    with pytest.raises(Exception) as info:
+    with pytest.raises(PluginLoadError) as info:
         build_bundle(profile)
     text = str(info.value)
     assert 'MCP server "dying"' in text
-    assert "command: " in text and "sys.exit(3)" in text
+    assert "command: " in text
+    assert "sys.exit(3)" in text
     assert "boom: no config file at /etc/loop.conf" in text
     assert "an earlier start said this" not in text  # only what this start wrote
 
@@ -39,7 +41,7 @@ def test_the_error_names_the_command_and_what_its_stderr_said(area: Area, mode: 
 def test_a_program_the_sandbox_cannot_find_says_what_to_do(area: Area) -> None:
     table = '[plugins.tools-mcp.servers.gone]\ncommand = ["no-such-mcp-server-here"]\n'
     profile = resolve_profile(str(area.profile(table)))
-    with pytest.raises(Exception) as info:
+    with pytest.raises(PluginLoadError) as info:
         build_bundle(profile)
     text = str(info.value)
     assert "command: no-such-mcp-server-here" in text, text
