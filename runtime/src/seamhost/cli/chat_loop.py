@@ -68,9 +68,17 @@ class Conversation:
                 return ExitCode.AWAITS_APPROVAL
 
     def close(self) -> None:
-        """Save the history; close the loop as ``asyncio.run`` would (generators, executor)."""
+        """Save the history; close the loop as ``asyncio.run`` would: cancel the tasks still
+        running (a mounted MCP server's connection lives in one, and must be left in the task
+        that entered it, or its cancel scope raises), then generators and executor."""
         self.prompt.save()
         try:
+            pending = asyncio.all_tasks(self.loop)
+            for task in pending:
+                task.cancel()
+            if pending:
+                gathered = asyncio.gather(*pending, return_exceptions=True)
+                self.loop.run_until_complete(gathered)
             self.loop.run_until_complete(self.loop.shutdown_asyncgens())
             self.loop.run_until_complete(self.loop.shutdown_default_executor())
         finally:
