@@ -6,6 +6,8 @@ A block may be preceded by one HTML comment addressed to the docs test::
     <!-- docs-test: reproduce CASE -->  an output the test reproduces with its case CASE
     <!-- docs-test: fragment -->        a TOML part of a profile: checked inside one that extends
                                         ``default``
+    <!-- docs-test: needs B... -->      run only where each sandbox-local backend B works (the
+                                        test says so where one does not)
 
 Expected output may hold ``...``: inside a line it stands for any text, alone on a line for any
 number of lines; a run of spaces stands for any run of spaces (columns are padded to fit).
@@ -20,7 +22,7 @@ from dataclasses import dataclass, field
 
 FENCE = re.compile(r"^(?P<indent>[ ]*)```(?P<lang>[a-z]*)[ ]*$")
 DIRECTIVE = re.compile(r"^\s*<!-- docs-test: (?P<verb>[a-z-]+)(?: (?P<arg>.*?))? -->\s*$")
-VERBS = {"skip", "reproduce", "fragment"}
+VERBS = {"skip", "reproduce", "fragment", "needs"}
 
 
 @dataclass(frozen=True)

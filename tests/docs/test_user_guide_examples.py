@@ -67,8 +67,8 @@ def test_every_block_is_of_a_kind_the_test_checks() -> None:
         if block.lang in {"", "text"} and not is_console(block):
             # an output shown without its command: reproduced here, or said why not
             assert block.verb in {"reproduce", "skip"}, f"{block.where}: mark it reproduce or skip"
-        if block.verb == "skip":
-            assert block.arg.strip(), f"{block.where}: a skip says why"
+        if block.verb in {"skip", "needs"}:
+            assert block.arg.strip(), f"{block.where}: {block.verb} says what"
         if block.verb == "reproduce":
             assert block.arg in REPRODUCTIONS, f"{block.where}: no case {block.arg!r}"
 
@@ -210,6 +210,8 @@ class Shell:
         (profiles / "strict.toml").write_text(
             '[profile]\nname = "strict"\nextends = ["default"]\n', encoding="utf-8"
         )
+        # the parent of the guide's `team` profile that is the reader's own
+        (self.cwd / "local.toml").write_text('[profile]\nname = "local"\n', encoding="utf-8")
         monkeypatch.chdir(self.cwd)
         self.environ: dict[str, str | None] = {
             name: None for name in os.environ if name.startswith("SEAMHOST_")
@@ -286,11 +288,21 @@ def test_a_profile_example_resolves_and_builds(block: Block, shell: Shell) -> No
 # console examples
 # --------------------------------------------------------------------------------------------
 
-CONSOLES = [b for b in BLOCKS if is_console(b) and b.verb == ""]
+CONSOLES = [b for b in BLOCKS if is_console(b) and b.verb in {"", "needs"}]
+
+
+def working_backends() -> set[str]:
+    from seamhost_sandbox_local import probe_backends
+
+    return {report.name for report in probe_backends() if report.available}
 
 
 @pytest.mark.parametrize("block", CONSOLES, ids=ids(CONSOLES))
 def test_a_console_example_runs_and_shows_what_the_guide_shows(block: Block, shell: Shell) -> None:
+    if block.verb == "needs":
+        missing = set(block.arg.split()) - working_backends()
+        if missing:
+            pytest.skip(f"{block.where} needs the sandbox backend(s) {sorted(missing)}")
     exported: dict[str, str] = {}
     for step in steps(block, SUBCOMMANDS):
         exported |= step.exported
