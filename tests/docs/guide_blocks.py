@@ -6,8 +6,8 @@ A block may be preceded by one HTML comment addressed to the docs test::
     <!-- docs-test: reproduce CASE -->  an output the test reproduces with its case CASE
     <!-- docs-test: fragment -->        a TOML part of a profile: checked inside one that extends
                                         ``default``
-    <!-- docs-test: needs B... -->      run only where each sandbox-local backend B works (the
-                                        test says so where one does not)
+    <!-- docs-test: needs B... -->      run only where each sandbox-local backend B works
+                                        (``a-backend``: any one), else skipped saying so
 
 Expected output may hold ``...``: inside a line it stands for any text, alone on a line for any
 number of lines; a run of spaces stands for any run of spaces (columns are padded to fit).
