@@ -427,6 +427,25 @@ def _bundle_changed(shell: Shell) -> str:
     return shown(result)
 
 
+@reproduces("corrupt-json")
+def _corrupt_json(shell: Shell) -> str:
+    ran = shell.run(
+        "run", "examples/quickstart.toml", "--session", "s1", "--workspace", str(shell.root)
+    )
+    assert ran.exit_code == 0, shown(ran)
+    [log] = (shell.home / "seamhost" / "sessions" / "s1").glob("session.*.jsonl.zst")
+    data = bytearray(log.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    log.write_bytes(bytes(data))
+    result = shell.run("session", "show", "s1", "--json")
+    assert result.exit_code == 3
+    # where the damage is found depends on how the records were framed: the path and offset masked
+    failure = json.loads(result.stdout.splitlines()[-1])
+    failure["error"]["details"]["offset"] = 1184
+    text = json.dumps(failure).replace(str(log.parent.parent), "/srv/seamhost/sessions")
+    return re.sub(r"at byte \d+", "at byte 1184", text)
+
+
 @reproduces("profile-show-ci")
 def _profile_show_ci(shell: Shell) -> str:
     return shown(shell.run("profile", "show", "ci"))
