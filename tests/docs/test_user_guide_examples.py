@@ -188,6 +188,29 @@ def test_every_command_the_guide_writes_exists_with_its_options() -> None:
     assert seen > 50
 
 
+def every_command(command: click.Command, path: list[str]) -> Iterator[tuple[str, click.Command]]:
+    if isinstance(command, click.Group):
+        for name in command.list_commands(click.Context(command)):
+            found = command.get_command(click.Context(command), name)
+            assert found is not None
+            yield from every_command(found, [*path, name])
+    else:
+        yield " ".join(["seamhost", *path]), command
+
+
+def test_every_command_and_option_of_the_cli_is_in_the_guide() -> None:
+    text = GUIDE.read_text(encoding="utf-8")
+    missing = []
+    for name, command in every_command(main, []):
+        if not re.search(re.escape(name) + r"\b", text):
+            missing.append(name)
+        for param in command.params:
+            for option in (*param.opts, *param.secondary_opts):
+                if option.startswith("--") and option != "--help" and option not in text:
+                    missing.append(f"{name} {option}")
+    assert not missing, f"not in docs/user-guide.md: {missing}"
+
+
 # --------------------------------------------------------------------------------------------
 # running examples: a temporary home, store and working directory
 # --------------------------------------------------------------------------------------------
