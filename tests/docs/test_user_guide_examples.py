@@ -469,6 +469,59 @@ def _corrupt_json(shell: Shell) -> str:
     return re.sub(r"at byte \d+", "at byte 1184", text)
 
 
+CHAT_SCENARIO = """\
+[scenario]
+name = "changelog"
+
+[[turn]]
+user = "add a changelog entry for 1.4"
+final = "The entry is written."
+
+[[turn.step]]
+text = "I'll read the changelog first."
+[[turn.step.call]]
+tool = "read_file"
+args = { path = "CHANGELOG.md" }
+"""
+
+
+@reproduces("chat")
+def _chat(shell: Shell) -> str:
+    """The chat example's turn, with the scripted model standing in for OpenAI's.
+
+    A user profile named `openai` (found first through SEAMHOST_PROFILE_PATH) is `default` with
+    the scripted model replaying that turn, so what is checked is chat's own output: the header,
+    the timeline of the turn and the goodbye. The lines typed are put back after each prompt, as
+    a terminal echoes them.
+    """
+    profiles = shell.root / "stand-in"
+    profiles.mkdir()
+    (profiles / "changelog.toml").write_text(CHAT_SCENARIO, encoding="utf-8")
+    (profiles / "openai.toml").write_text(
+        '[profile]\nname = "openai"\nextends = ["default"]\n\n'
+        '[plugins.model-scripted]\nscenario = "changelog.toml"\n',
+        encoding="utf-8",
+    )
+    (shell.cwd / "CHANGELOG.md").write_text("# Changelog\n", encoding="utf-8")
+    typed = ["add a changelog entry for 1.4", "/exit"]
+    result = CliRunner().invoke(
+        main,
+        ["chat", "--profile", "openai"],
+        input="".join(f"{line}\n" for line in typed),
+        env=shell.environ | {"SEAMHOST_PROFILE_PATH": str(profiles)},
+        catch_exceptions=False,
+    )
+    assert result.exit_code == 0, shown(result)
+    text = shown(result)
+    first, *after_prompts = text.split("you> ")
+    assert len(after_prompts) == len(typed), text
+    text = first + "".join(
+        f"you> {t}\n{rest}" for t, rest in zip(typed, after_prompts, strict=True)
+    )
+    text = re.sub(r"\b\d{8}-\d{6}-[0-9a-f]{12}\b", "20261201-120837-1b4591378bbc", text)
+    return text.replace(str(shell.cwd), "/home/me/project")
+
+
 @reproduces("profile-show-ci")
 def _profile_show_ci(shell: Shell) -> str:
     return shown(shell.run("profile", "show", "ci"))
