@@ -135,7 +135,11 @@ def _corrupt_json(shell: Shell) -> str:
     assert ran.exit_code == 0, shown(ran)
     [log] = (shell.home / "seamhost" / "sessions" / "s1").glob("session.*.jsonl.zst")
     data = bytearray(log.read_bytes())
-    data[len(data) // 2] ^= 0xFF
+    # a byte in the middle of the second frame's payload: past the 84-byte frame headers
+    # (persistence-jsonl's format.py), whose damage is reported in other words
+    first = 84 + int.from_bytes(data[12:16], "little")
+    second = int.from_bytes(data[first + 12 : first + 16], "little")
+    data[first + 84 + second // 2] ^= 0xFF
     log.write_bytes(bytes(data))
     result = shell.run("session", "show", "s1", "--json")
     assert result.exit_code == 3
