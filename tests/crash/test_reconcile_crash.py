@@ -8,8 +8,9 @@ once or after the write-behind window), while it is made durable (``flush``, set
 moment so the kill lands before or after the record is on disk), in the body before the effect
 (``q-enter``), in the middle of the effect (``q-mid``: the marker staged, not yet renamed into
 place) and after the effect before the result (``q-after``). Then, through the real CLI, either
-``session repair`` and ``session reconcile --due``, or ``run --resume`` (which probes before its
-next step).
+``session repair`` and ``session reconcile --due``, or ``run --resume ID SCENARIO`` (which
+probes the unknown outcome, then continues the turn: a call that never started is dispatched
+then, once).
 
 Each trial must end with no unresolved unknown outcome, a final outcome matching the marker
 (success exactly when the marker exists: 0 wrong), the body run at most once (one ``q-enter``
@@ -77,7 +78,8 @@ def trial(root: Path, n: int, point: str, path: str) -> dict[str, Any]:
     env = rig.env(after_file)
     profile = ("--profile", str(rig.profile))
     if path == "resume":
-        steps = [rig.cli("run", *profile, "--resume", SESSION, env=env)]
+        # A resume continues the killed turn (design.md §6), so it needs the scenario again.
+        steps = [rig.cli("run", *profile, "--resume", SESSION, str(script), env=env)]
     else:
         steps = [
             rig.cli("session", "repair", SESSION, *profile, env=env),
