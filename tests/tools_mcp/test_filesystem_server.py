@@ -22,10 +22,12 @@ from pathlib import Path
 
 import pytest
 
+from seamhost.errors import PluginLoadError
 from seamhost.kernel.bundle import build_bundle
 from seamhost.kernel.profile.resolve import resolve_profile
 from tests.conftest import run_cli
 from tests.node_programs import node_modules
+from tests.sandbox_local.conftest import working
 from tests.tools_mcp.conftest import Area
 
 PACKAGE = Path("@modelcontextprotocol") / "server-filesystem" / "dist" / "index.js"
@@ -40,8 +42,11 @@ def script() -> Path:
     return path
 
 
-def profile(area: Area, script: Path, *served: str) -> Path:
-    """A profile extending ``default`` that mounts the server as ``fs``, serving `served`."""
+def profile(
+    area: Area, script: Path, *served: str, extra: str = "", read_paths: tuple[Path, ...] = ()
+) -> Path:
+    """A profile extending ``default`` that mounts the server as ``fs``, serving `served`
+    (`extra`: more tables; `read_paths`: the server table's)."""
     text = f"""\
         [profile]
         name = "fs-test"
@@ -52,11 +57,12 @@ def profile(area: Area, script: Path, *served: str) -> Path:
         [plugins.tools-mcp.servers.fs]
         command = {json.dumps(["node", str(script), *served])}
         timeout_s = 30
+        read_paths = {json.dumps([str(path) for path in read_paths])}
         [plugins.persistence-jsonl]
         root = "{area.root / "sessions"}"
         """
     path = area.root / "fs.toml"
-    path.write_text(textwrap.dedent(text))
+    path.write_text(textwrap.dedent(text) + textwrap.dedent(extra))
     return path
 
 
@@ -135,4 +141,28 @@ def test_a_node_script_whose_tree_lies_under_tmp_starts_confined(
 ) -> None:
     copied = tree_under_tmp / "node_modules" / PACKAGE
     bundle = build_bundle(resolve_profile(str(profile(area, copied, "."))))
+    assert "fs__read_text_file" in bundle.tools
+
+
+def test_a_path_the_sandbox_hides_is_named_with_the_way_to_show_it(
+    script: Path, tree_under_tmp: Path, area: Area
+) -> None:
+    """A script under /tmp that imports a module from a directory beside its own: bubblewrap
+    hides it, and the error names that path and ``read_paths``; naming it there lets the
+    server start."""
+    working("bwrap")
+    app, lib = tree_under_tmp / "app", tree_under_tmp / "lib"
+    app.mkdir()
+    lib.mkdir()
+    (app / "server.mjs").write_text('import "../lib/serve.mjs";\n')
+    (lib / "serve.mjs").write_text(f"import {json.dumps(script.as_uri())};\n")
+    bwrap = '[plugins.sandbox-local]\nbackends = ["bwrap"]\n'
+    hidden = profile(area, app / "server.mjs", ".", extra=bwrap)
+    with pytest.raises(PluginLoadError) as info:
+        build_bundle(resolve_profile(str(hidden)))
+    text = str(info.value)
+    assert f"the sandbox (bwrap) hides {lib / 'serve.mjs'}" in text, text
+    assert "read_paths" in text, text
+    shown = profile(area, app / "server.mjs", ".", extra=bwrap, read_paths=(lib,))
+    bundle = build_bundle(resolve_profile(str(shown)))
     assert "fs__read_text_file" in bundle.tools
