@@ -196,7 +196,7 @@ def _bundle(
     else:
         resolved = resolve_profile(profile_ref)
         root = (workspace or Path(tempfile.mkdtemp(prefix=WORKSPACE_PREFIX))).resolve()
-        root.mkdir(parents=True, exist_ok=True)
+    root.mkdir(parents=True, exist_ok=True)  # made anyway when seeded; the bundle needs it now
     try:
         bundle = build_bundle(with_limits(resolved, limits), workspace=root)
     except BaseException:
