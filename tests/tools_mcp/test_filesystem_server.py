@@ -113,7 +113,8 @@ def test_a_run_elsewhere_serves_the_workspace_and_is_confined_to_it(
     assert results["escape"]["error"]["code"] == "TOOL_ERROR", results["escape"]
     assert not (area.outside / "escaped.txt").exists()
     # Every start of the server, the listing at bundle build included, served the workspace.
-    log = (area.root / "logs" / "fs.log").read_text()
+    log_file = area.root / "logs" / "fs.log"
+    log = log_file.read_text()
     assert str(area.workspace) in log
     assert str(elsewhere) not in log, log
 
@@ -125,6 +126,17 @@ def test_a_run_elsewhere_serves_the_workspace_and_is_confined_to_it(
     assert shown.returncode == 0, shown.stderr
     assert "fs__read_text_file" in shown.stdout
     assert "the words in the workspace" in shown.stdout
+
+    # A resume from elsewhere lists the server in the session's own workspace too.
+    before = len(log_file.read_bytes())
+    resumed = run_cli(
+        "run", "--profile", str(fs), "--resume", row["session_id"], cwd=elsewhere, env=env,
+        timeout=120,
+    )  # fmt: skip
+    assert resumed.returncode == 0, resumed.stderr
+    started = log_file.read_bytes()[before:].decode()
+    assert str(area.workspace) in started
+    assert str(elsewhere) not in started, started
 
 
 @pytest.fixture

@@ -55,13 +55,18 @@ def resume_profile(
     it with ``--profile``. The workspace is what the caller's bundle is built for
     (:attr:`seamhost.PluginContext.workspace`: mounted MCP servers are listed there).
     """
+    import attrs
+
     from seamhost.cli.lookup import resolve_session
     from seamhost.errors import ConfigError, ProfileNotFound, SeamhostError
     from seamhost.kernel.bundle import build_bundle
     from seamhost.kernel.profile.resolve import resolve_profile
 
     profile = resolve_profile(profile_ref)
-    store = build_bundle(profile, workspace=workspace).store
+    # The store alone: no other plugin is started before the session's workspace is known (a
+    # mounted MCP server would be listed in the current directory).
+    keep = tuple(e for e in profile.plugins if "session/store" in e.descriptor.provides)
+    store = build_bundle(attrs.evolve(profile, plugins=keep), workspace=workspace).store
     session_id = resolve_session(store, given)
     try:
         header = store.read(session_id).header
