@@ -123,7 +123,7 @@ def test_the_program_is_found_as_exec_finds_it(tmp_path: Path) -> None:
     env = {"PATH": f"{tree / '.bin'}:/usr/bin:/bin"}
     found = readable_paths(("pkg", "data/script.txt", "missing"), env, tmp_path, (Path("/opt"),))
     sh = Path(shutil.which("sh", path="/usr/bin:/bin") or "/bin/sh")
-    expected = [tree / ".bin", tree, main.parent, sh.parent, sh.resolve().parent, script]
+    expected = [tree / ".bin", tree, main.parent, sh.parent, sh.resolve().parent, script.parent]
     assert found == tuple(dict.fromkeys([*expected, Path("/opt")]))
 
 
@@ -138,3 +138,24 @@ def under_tmp_file() -> Iterator[Path]:
         path = Path(file.name)
         path.chmod(0o755)
         yield path
+
+
+def test_a_script_uncovers_its_directory_and_packages_a_data_file_only_itself(
+    tmp_path: Path,
+) -> None:
+    """``node app/src/server.js conf/app.json``: the script imports its siblings and the
+    packages Node finds in ``node_modules`` beside it or above; the second file is data."""
+    server = tmp_path / "app" / "src" / "server.js"
+    server.parent.mkdir(parents=True)
+    server.write_text("")
+    (tmp_path / "app" / "node_modules").mkdir()
+    config = tmp_path / "conf" / "app.json"
+    config.parent.mkdir()
+    config.write_text("{}")
+    argv = ("/bin/true", "app/src/server.js", "conf/app.json")
+    found = readable_paths(argv, {"PATH": "/usr/bin:/bin"}, tmp_path)
+    assert server.parent in found
+    assert tmp_path / "app" / "node_modules" in found
+    assert config in found
+    assert config.parent not in found
+    assert tmp_path not in found

@@ -130,6 +130,7 @@ class Bubblewrap:
             enforcement="partial" if binds.unbound else "full",
             classify=bwrap_verdict,
             pass_fds=tuple(binds.fds),
+            hidden=(PRIVATE_TMP,),
         )
 
     @staticmethod

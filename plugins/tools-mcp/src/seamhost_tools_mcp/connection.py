@@ -27,7 +27,7 @@ from seamhost.version import __version__
 from seamhost_tools_mcp.descriptors import Descriptor, ServerIdentity
 from seamhost_tools_mcp.errors import McpServerError
 from seamhost_tools_mcp.ledger import Ledger
-from seamhost_tools_mcp.startup import log_offset, start_failure
+from seamhost_tools_mcp.startup import Hiding, log_offset, start_failure
 from seamhost_tools_mcp.stdio import Confine, Launch
 
 if TYPE_CHECKING:
@@ -158,7 +158,8 @@ async def _connected(
             since = log_offset(log)
 
             def started(problem: str) -> str:
-                return start_failure(problem, server.command, log, since)
+                hides = Hiding(server.name, launch.backend, launch.hidden, launch.shown)
+                return start_failure(problem, server.command, log, since, hides)
 
             launch = Launch(
                 server.name,

@@ -1,8 +1,10 @@
 """At bundle build: connect to every server, record who it is and what its tools are.
 
 Every server is connected to concurrently (one event loop, on a thread of its own when the
-caller already runs one), initialized, listed, and closed again; a confined server is listed in
-``read-only`` (:func:`confinement_at_build`). What a server lists is checked
+caller already runs one), initialized, listed, and closed again; a server starts in the
+workspace the bundle is built for (:attr:`seamhost.PluginContext.workspace`: the session's,
+when the command knows it), and a confined one is listed in ``read-only`` there
+(:func:`confinement_at_build`). What a server lists is checked
 before anything is registered, each problem an error naming the server: a tool listed twice, a
 ``tools = [...]`` entry it does not list, a schema that is not a JSON Schema (or whose root is
 not an object), a mounted name that is too long or that two tools share. A server that cannot
@@ -76,14 +78,16 @@ async def _await(make: Callable[[], Awaitable[T]]) -> T:
     return await make()
 
 
-def confinement_at_build(server: ServerSettings, sandbox: SandboxPolicy) -> dict[str, Any]:
+def confinement_at_build(
+    server: ServerSettings, sandbox: SandboxPolicy, workspace: Path
+) -> dict[str, Any]:
     """The ConfineRequest fields of a stdio server started to be listed at bundle build.
 
-    Listing changes nothing, and there is no session workspace yet (the directory the command
-    runs in stands for it), so a confined server is listed in ``read-only``; only a server whose
-    table asks for ``danger-full-access`` runs as it asked.
+    The server is confined to `workspace`, the one its calls will run in, and started there
+    (unless its table sets ``cwd``): a server told to serve ``.`` then lists what it will
+    serve. Listing changes nothing, so a confined server is listed in ``read-only``; only a
+    server whose table asks for ``danger-full-access`` runs as it asked.
     """
-    workspace = server.cwd or Path.cwd()
     mode = server.mode(sandbox.mode)
     return {
         "mode": mode if not mode.confining else SandboxMode.READ_ONLY,
@@ -100,6 +104,7 @@ def discover(
     confine: Confine,
     sandbox: SandboxPolicy,
     environ: Mapping[str, str],
+    workspace: Path,
 ) -> tuple[Mount, ...]:
     """Every server's mount (see the module docstring); raises for a required server."""
 
@@ -120,7 +125,7 @@ def discover(
                 server,
                 settings,
                 confine=confine,
-                confinement=confinement_at_build(server, sandbox),
+                confinement=confinement_at_build(server, sandbox, workspace),
                 environ=environ,
             ) as connected:
                 listed = await connected.descriptors()

@@ -41,6 +41,7 @@ class McpMount:
         self.settings = Settings.from_config(ctx.config, ctx.profile_path, ctx.environ)
         self.sandbox = ctx.sandbox
         self.environ = ctx.environ
+        self.workspace = ctx.workspace
         self._confine = ctx.confine
         self.pool = Pool(self.settings, self.confine, ctx.environ)
         self.mounts: tuple[Mount, ...] = ()
@@ -54,7 +55,11 @@ class McpMount:
     @hookimpl
     def tools_register(self, register: ToolRegistrar) -> None:
         self.mounts = discover(
-            self.settings, confine=self.confine, sandbox=self.sandbox, environ=self.environ
+            self.settings,
+            confine=self.confine,
+            sandbox=self.sandbox,
+            environ=self.environ,
+            workspace=self.workspace,
         )
         for mount in self.mounts:
             if mount.identity is None:

@@ -12,7 +12,12 @@ whose program or virtual environment lives there would not see itself. So each s
 * for each of those in a virtual environment (a ``pyvenv.cfg`` beside its directory), the
   environment itself and the Python installation its ``home`` names; for each inside a
   ``node_modules`` tree, that whole tree (the package's dependencies);
-* each later argument that names an existing file (the script an interpreter runs): that file
+* the first later argument that names an existing file is the script an interpreter runs
+  (``node dist/index.js``, ``python server.py``): like a program, its directory (it imports its
+  siblings: ``./lib.js``) or the file alone right in a top-level directory, and the outermost
+  ``node_modules`` tree it lies in, else every ``node_modules`` beside its directory or one
+  above it (where Node looks for its packages), top-level directories excepted;
+* each other later argument that names an existing file (a configuration file): that file
   alone, not its directory (which may be ``/tmp`` itself);
 * ``sys.prefix``, ``sys.base_prefix`` and ``sys.exec_prefix`` of the running interpreter when
   the program or its interpreter is that interpreter or lies in its ``sys.prefix`` or
@@ -58,9 +63,25 @@ def readable_paths(
             found += _node_modules(directory)
         if _runs_here(program):
             found += running
-    found += [cwd / arg for arg in argv[1:] if arg and (cwd / arg).is_file()]
+    files = [cwd / arg for arg in argv[1:] if arg and (cwd / arg).is_file()]
+    if files:
+        for script in dict.fromkeys((files[0], files[0].resolve())):  # Node runs the target
+            found += _script(script)
+    found += files[1:]
     found += extra
     return tuple(dict.fromkeys(Path(os.path.abspath(path)) for path in found))
+
+
+def _script(script: Path) -> list[Path]:
+    """What running `script` reads: its directory (or itself) and its packages (module doc)."""
+    directory = script.parent
+    if len(directory.parts) <= TOP_LEVEL:
+        return [script]
+    tree = _node_modules(directory)
+    if tree:
+        return [directory, *tree]
+    beside = [d / "node_modules" for d in (directory, *directory.parents)]
+    return [directory, *(d for d in beside if len(d.parts) > TOP_LEVEL + 1 and d.is_dir())]
 
 
 def _locate(program: str, env: Mapping[str, str], cwd: Path) -> Path | None:

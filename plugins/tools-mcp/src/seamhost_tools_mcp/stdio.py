@@ -182,6 +182,10 @@ class Launch:
         self.limit = limit
         # What the confinement must let it read: its program, its Python, `read_paths`.
         self.readable = readable_paths(argv, self.env, cwd, read_paths)
+        # Once started confined: what the sandbox hides and what it shows there (startup.py).
+        self.backend = "none"
+        self.hidden: tuple[Path, ...] = ()
+        self.shown: tuple[Path, ...] = ()
 
     async def confined(self, confine: Confine, request: Mapping[str, Any]) -> ConfinedCommand:
         """The argv wrapped by the provider for `request` (mode, workspace, roots, pins)."""
@@ -204,6 +208,9 @@ class Launch:
             wrapped = await self.confined(confine, request)
             argv, env, fds = wrapped.argv, dict(wrapped.env), wrapped.pass_fds
             confined = {"backend": wrapped.backend, "enforcement": wrapped.enforcement}
+            self.backend, self.hidden = wrapped.backend, wrapped.hidden
+            roots = (request["workspace"], *request.get("writable_roots", ()))
+            self.shown = (*roots, *self.readable)
         else:
             argv, env, fds = self.argv, self.env, ()
             confined = {"backend": "none", "enforcement": "none"}

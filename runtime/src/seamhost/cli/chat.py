@@ -66,10 +66,13 @@ def chat(
     if resume_id is not None:
         from seamhost.cli.resuming import profile_given, resume_profile
 
-        profile, resume_id = resume_profile(profile_ref, resume_id, explicit=profile_given())
+        profile, resume_id, where = resume_profile(
+            profile_ref, resume_id, explicit=profile_given(), workspace=workspace
+        )
     else:
-        profile = resolve_profile(profile_ref)
-    bundle = build_bundle(with_limits(profile, limits))
+        profile, where = resolve_profile(profile_ref), (workspace or Path.cwd()).resolve()
+        where.mkdir(parents=True, exist_ok=True)  # the bundle is built for it (see run)
+    bundle = build_bundle(with_limits(profile, limits), workspace=where)
     started()  # a session allocates garbage: collect it again
     require_model(bundle)
     view = ChatView(console())

@@ -132,7 +132,10 @@ def serve(
         door.check()
     elif token_env is not None or origins:
         raise click.UsageError("--token-env and --allow-origin apply to --http only")
-    bundle = build_bundle(resolve_profile(profile_ref))
+    if workspace is not None:  # the bundle is built for it: mounted MCP servers list there
+        workspace = workspace.resolve()
+        workspace.mkdir(parents=True, exist_ok=True)
+    bundle = build_bundle(resolve_profile(profile_ref), workspace=workspace)
     started()
     gateway, instructions = _gateway(bundle, workspace, session_ref, stdio=door is None)
     asyncio.run(_serve(gateway, instructions, door, limits))

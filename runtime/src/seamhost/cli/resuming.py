@@ -43,29 +43,46 @@ def profile_given() -> bool:
     return source is not None and source is not click.core.ParameterSource.DEFAULT
 
 
-def resume_profile(profile_ref: str, given: str, *, explicit: bool) -> tuple[Profile, str]:
-    """The profile a resume of session `given` runs under, and the session's full id.
+def resume_profile(
+    profile_ref: str, given: str, *, explicit: bool, workspace: Path | None = None
+) -> tuple[Profile, str, Path]:
+    """The profile a resume of session `given` runs under, the session's full id, and the
+    workspace the resume works in (`workspace`, else the one the session recorded).
 
     The session is looked up in the store of `profile_ref`'s bundle (the default profile's when
     ``--profile`` was not given); without ``--profile`` the profile it recorded is resolved by
     name. A recorded profile that cannot be found by its name is a usage error saying to pass
-    it with ``--profile``.
+    it with ``--profile``. The workspace is what the caller's bundle is built for
+    (:attr:`seamhost.PluginContext.workspace`: mounted MCP servers are listed there).
     """
+    import attrs
+
     from seamhost.cli.lookup import resolve_session
-    from seamhost.errors import ConfigError, ProfileNotFound
+    from seamhost.errors import ConfigError, ProfileNotFound, SeamhostError
     from seamhost.kernel.bundle import build_bundle
     from seamhost.kernel.profile.resolve import resolve_profile
 
     profile = resolve_profile(profile_ref)
-    store = build_bundle(profile).store
+    # The store alone: no other plugin is started before the session's workspace is known (a
+    # mounted MCP server would be listed in the current directory).
+    keep = tuple(e for e in profile.plugins if "session/store" in e.descriptor.provides)
+    store = build_bundle(attrs.evolve(profile, plugins=keep), workspace=workspace).store
     session_id = resolve_session(store, given)
-    if explicit:
-        return profile, session_id
-    recorded = str(store.read(session_id).header.bundle.get("profile") or profile.name)
-    if recorded == profile.name:
-        return profile, session_id
     try:
-        return resolve_profile(recorded), session_id
+        header = store.read(session_id).header
+    except SeamhostError:
+        if not explicit:
+            raise
+        # Opening the session to continue it reports what is wrong with it, with its exit code.
+        return profile, session_id, (workspace or Path.cwd()).resolve()
+    root = (workspace or Path(header.cwd)).resolve()
+    if explicit:
+        return profile, session_id, root
+    recorded = str(header.bundle.get("profile") or profile.name)
+    if recorded == profile.name:
+        return profile, session_id, root
+    try:
+        return resolve_profile(recorded), session_id, root
     except ProfileNotFound:
         raise ConfigError(
             "--resume",

@@ -123,10 +123,14 @@ def run(
         raise click.UsageError("--session names a new session; --resume an existing one")
     if accept_changes and resume_id is None:
         raise click.UsageError("--accept-changes goes with --resume ID")
-    bundle, resume_id = _bundle(profile_ref, resume_id, limits)
+    bundle, resume_id, root = _bundle(profile_ref, resume_id, limits, workspace)
     profile = bundle.profile
-    # Session turn k is scripted turn k, on a resume too (the model's identity then names it).
-    scenario = _replay(bundle, scenario_path) if scenario_path is not None else None
+    try:
+        # Session turn k is scripted turn k, on a resume too (the model's identity names it).
+        scenario = _replay(bundle, scenario_path) if scenario_path is not None else None
+    except BaseException:
+        _discard(root, workspace, resume_id)
+        raise
     out = console()
     transcript = Timeline(out)
     plan = None
@@ -134,10 +138,9 @@ def run(
         from seamhost.cli.resuming import reopen
 
         session, root, plan = reopen(
-            bundle, resume_id, workspace, transcript, accept_changes=accept_changes, quiet=as_json
+            bundle, resume_id, root, transcript, accept_changes=accept_changes, quiet=as_json
         )
     else:
-        root = (workspace or Path(tempfile.mkdtemp(prefix=WORKSPACE_PREFIX))).resolve()
         session = create_session(bundle, session_id=session_id, cwd=str(root))
         if not as_json:
             out.print(
@@ -170,12 +173,15 @@ def run(
 
 
 def _bundle(
-    profile_ref: str, resume_id: str | None, limits: tuple[str, ...]
-) -> tuple[Bundle, str | None]:
-    """The bundle to run with, and the full id of the session to resume (if any).
+    profile_ref: str, resume_id: str | None, limits: tuple[str, ...], workspace: Path | None
+) -> tuple[Bundle, str | None, Path]:
+    """The bundle to run with, the full id of the session to resume (if any), and the workspace.
 
     A resume runs under the profile its session recorded unless --profile is given
-    (:mod:`seamhost.cli.resuming`).
+    (:mod:`seamhost.cli.resuming`), in `workspace` or the session's own. A new session runs in
+    `workspace`, else in a new temporary directory, made before the bundle is built: the bundle
+    is built for it (mounted MCP servers are listed there), and it is removed again when the
+    build fails.
     """
     from seamhost.cli import started
     from seamhost.kernel.bundle import build_bundle
@@ -184,12 +190,26 @@ def _bundle(
     if resume_id is not None:
         from seamhost.cli.resuming import profile_given, resume_profile
 
-        resolved, resume_id = resume_profile(profile_ref, resume_id, explicit=profile_given())
+        resolved, resume_id, root = resume_profile(
+            profile_ref, resume_id, explicit=profile_given(), workspace=workspace
+        )
     else:
         resolved = resolve_profile(profile_ref)
-    bundle = build_bundle(with_limits(resolved, limits))
+        root = (workspace or Path(tempfile.mkdtemp(prefix=WORKSPACE_PREFIX))).resolve()
+    root.mkdir(parents=True, exist_ok=True)  # made anyway when seeded; the bundle needs it now
+    try:
+        bundle = build_bundle(with_limits(resolved, limits), workspace=root)
+    except BaseException:
+        _discard(root, workspace, resume_id)
+        raise
     started()  # a session allocates garbage: collect it again
-    return bundle, resume_id
+    return bundle, resume_id, root
+
+
+def _discard(root: Path, workspace: Path | None, resume_id: str | None) -> None:
+    """Remove the temporary workspace made for a new session that never started."""
+    if workspace is None and resume_id is None and is_temporary_workspace(root):
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def _replay(bundle: Bundle, path: Path, first_turn: int = 1) -> Script:

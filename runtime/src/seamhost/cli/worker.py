@@ -87,7 +87,7 @@ def worker(
         sys.stderr.flush()
 
     serving = Worker(
-        lambda: build_bundle(profile),
+        lambda workspace: build_bundle(profile, workspace=workspace),
         queue,
         name=name or f"{socket.gethostname()}:{os.getpid()}",
         state_root=state_dir.absolute() if state_dir is not None else None,

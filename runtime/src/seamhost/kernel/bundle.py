@@ -25,6 +25,7 @@ from __future__ import annotations
 import inspect
 import os
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import attrs
@@ -207,9 +208,19 @@ class Bundle:
         )
 
 
-def build_bundle(profile: Profile, *, environ: Mapping[str, str] | None = None) -> Bundle:
-    """Instantiate and register the plugins of `profile`; see the module docstring."""
+def build_bundle(
+    profile: Profile,
+    *,
+    environ: Mapping[str, str] | None = None,
+    workspace: Path | None = None,
+) -> Bundle:
+    """Instantiate and register the plugins of `profile`; see the module docstring.
+
+    `workspace` is the directory the bundle's sessions will work in, when the caller knows it
+    (:attr:`PluginContext.workspace`; default: the current directory).
+    """
     env = os.environ if environ is None else environ
+    where = (workspace or Path.cwd()).resolve()
     entries = profile.plugins
     _check_single_providers(entries)
     pm = make_plugin_manager(
@@ -225,7 +236,9 @@ def build_bundle(profile: Profile, *, environ: Mapping[str, str] | None = None) 
 
     event_types = tuple(cls for entry in entries for cls in entry.descriptor.event_types)
     for entry in reversed(entries):
-        for index, obj in enumerate(_instantiate(entry, profile, event_types, env, confine)):
+        for index, obj in enumerate(
+            _instantiate(entry, profile, event_types, env, confine=confine, workspace=where)
+        ):
             pm_name = entry.name if index == 0 else f"{entry.name}#{index}"
             try:
                 pm.register(obj, name=pm_name)
@@ -300,7 +313,9 @@ def _instantiate(
     profile: Profile,
     event_types: tuple[type[Event], ...],
     environ: Mapping[str, str],
+    *,
     confine: Confine,
+    workspace: Path,
 ) -> list[object]:
     context = PluginContext(
         entry.name,
@@ -310,6 +325,7 @@ def _instantiate(
         event_types=event_types,
         environ=environ,
         confine=confine,
+        workspace=workspace,
     )
     try:
         made = entry.descriptor.factory(context)

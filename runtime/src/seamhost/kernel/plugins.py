@@ -73,6 +73,11 @@ class PluginContext:
     confine: Confine | None = attrs.field(default=None, eq=False, repr=False)
     """the bundle's `sandbox/confine` provider, for a plugin that keeps a subprocess of its own
     (an MCP server): usable from `tools/register` on, raises when there is no provider"""
+    workspace: Path = attrs.field(factory=Path.cwd, eq=False)
+    """the directory the session's tools will work in, as far as the command building the
+    bundle knows it (`--workspace`, a resumed session's own, a worker's run); the current
+    directory otherwise. A plugin that starts a process at build time (an MCP server listed)
+    starts it there, not wherever the command happens to run"""
 
 
 def _names(value: Sequence[str] | frozenset[str]) -> frozenset[str]:

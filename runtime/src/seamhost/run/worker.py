@@ -44,16 +44,16 @@ HELD_MARGIN_S = 0.05
 class Worker:
     """Claims up to `concurrency` runs at a time and drives them; stops on `stop()`.
 
-    `make_bundle` builds a fresh bundle of the worker's profile (one per run, closed when the
-    run is left); `state_root` holds the workspaces of the runs submitted without one (removed
-    when such a run ends, unless `keep_workspaces` or it parked); `once`
-    ends the worker when nothing is left to claim instead of polling every `poll_s`. `report`
-    hears one line per run event.
+    `make_bundle(workspace)` builds a fresh bundle of the worker's profile for the run's
+    workspace (one per run, closed when the run is left; mounted MCP servers are listed there);
+    `state_root` holds the workspaces of the runs submitted without one (removed when such a
+    run ends, unless `keep_workspaces` or it parked); `once` ends the worker when nothing is
+    left to claim instead of polling every `poll_s`. `report` hears one line per run event.
     """
 
     def __init__(
         self,
-        make_bundle: Callable[[], Bundle],
+        make_bundle: Callable[[Path], Bundle],
         queue: RunQueue,
         *,
         name: str,
@@ -124,7 +124,7 @@ class Worker:
             await self._hand_back(run, exc, self.claim_s)
             return
         try:
-            bundle = await asyncio.to_thread(self.make_bundle)
+            bundle = await asyncio.to_thread(self.make_bundle, workspace.path)
         except SeamhostError as exc:
             await asyncio.to_thread(self.queue.finish, run, "failed", f"failed: {describe(exc)}")
             self._count("failed", run, describe(exc))

@@ -53,3 +53,7 @@ class ConfinedCommand:
     classify: Callable[[int, bytes], ExitVerdict] = attrs.field(eq=False)
     """classify(returncode, stderr) → ok | denied | runner-failure"""
     pass_fds: tuple[int, ...] = ()  # descriptors the runner hands to the wrapper (pinned roots)
+    hidden: tuple[Path, ...] = ()
+    """host directories the command cannot see, but for the paths the request made visible in
+    them (bubblewrap's private /tmp): an error that names a path there can say why it is
+    missing and that ``readable_paths`` would show it"""
