@@ -47,8 +47,8 @@ if TYPE_CHECKING:
     "--json",
     "as_json",
     is_flag=True,
-    help="Print each committed event as one envelope per line on stdout, then one line "
-    '{"final": ..., "session_id": ..., "reason": ...}, instead of the answer and a transcript.',
+    help="Print JSON Lines on stdout instead of the answer and a transcript: each committed "
+    'event as one envelope, then one summary {"outcome", "exit_code", "session", "final", ...}.',
 )
 @limit_option
 def exec_(

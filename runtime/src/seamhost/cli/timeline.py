@@ -120,10 +120,17 @@ class Timeline:
 
         parked = find_suspension(seen) if self.open_turn is not None else None
         if parked is not None:
+            from seamhost.cli.next_steps import answer_command, continue_command, model_of
+
+            sid = header.session_id
+            then = esc(continue_command(sid, model_of(header)))
             answer = (
-                "answered: resume it with `seamhost run --resume`"
+                f"answered: continue with `{then}`"
                 if parked.decision
-                else ("answer it with `seamhost approve` or `reject`, then `seamhost run --resume`")
+                else (
+                    f"answer it with `{esc(answer_command(sid, parked.approval_id))}` or "
+                    f"`seamhost reject ...`, then continue with `{then}`"
+                )
             )
             self.say(
                 0,
