@@ -222,6 +222,23 @@ def test_a_parked_exec_of_a_real_model_names_exec_resume(real: Home, standin: St
     }
 
 
+def test_a_parked_chat_of_a_real_model_names_chat_resume(real: Home, standin: StandIn) -> None:
+    standin.reply(draft_call())
+    done = run_cli(
+        "chat",
+        "--profile",
+        str(real.profile),
+        "--workspace",
+        str(real.workspace),
+        env=real.env,
+        input="draft it\n",
+    )  # fmt: skip  (no terminal: chat reads the lines plainly)
+    assert done.returncode == ExitCode.AWAITS_APPROVAL, done.stderr
+    line = one_error_line(done)
+    [session] = re.findall(r"session (\S+) awaits approval", line)
+    assert line.endswith(f"then continue with `seamhost chat --resume {session}`"), line
+
+
 def test_a_parked_exec_json_summary_has_no_final_text(real: Home, standin: StandIn) -> None:
     standin.reply(draft_call())
     done = real.cli(
