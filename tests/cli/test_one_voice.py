@@ -137,6 +137,10 @@ def test_a_parked_scripted_run_names_approve_and_run_resume(scripted: Home) -> N
     shown = scripted.with_profile("session", "show", "s-1")
     assert f"then continue with `{then}`" in shown.stdout, shown.stdout
 
+    kept = scripted.with_profile("session", "rm", "s-1")
+    assert kept.returncode != 0
+    assert f"answer it and `{then}`, then remove it" in kept.stdout, kept.stdout
+
     answered = scripted.with_profile("approve", "s-1", approval)
     assert answered.returncode == 0, answered.stderr
     assert answered.stdout.strip().endswith(f"continue with `{then}`")
