@@ -226,6 +226,28 @@ def test_a_parked_exec_of_a_real_model_names_exec_resume(real: Home, standin: St
     }
 
 
+def test_exec_resume_with_nothing_to_do_still_ends_in_a_summary(
+    real: Home, standin: StandIn
+) -> None:
+    standin.reply(canned_reply(CannedAnswer("Hello.")))
+    args = ("exec", "--json", "--profile", str(real.profile), "--workspace", str(real.workspace))
+    first = real.cli(*args, "hi")
+    assert first.returncode == ExitCode.OK, first.stderr
+    _, summary = stream(first.stdout)
+    again = real.cli(*args, "--resume", summary["session"])
+    assert again.returncode == ExitCode.OK, again.stderr
+    assert stream(again.stdout) == (
+        [],
+        {
+            "outcome": "completed",
+            "exit_code": 0,
+            "session": summary["session"],
+            "final": None,
+            "reason": None,
+        },
+    )
+
+
 def test_a_parked_chat_of_a_real_model_names_chat_resume(real: Home, standin: StandIn) -> None:
     standin.reply(draft_call())
     done = run_cli(

@@ -116,6 +116,10 @@ def exec_(
     finally:
         session.close()
     if outcome is None:  # resumed, nothing open, no prompt: said so, nothing done
+        if as_json:  # a stream ends in its summary all the same
+            from seamhost.cli.summary import emit_summary
+
+            emit_summary(ExitCode.OK, session.id, None, {"final": None, "reason": None})
         sys.exit(int(ExitCode.OK))
     sys.exit(
         int(report_exec(session, outcome, interrupted=agent.cancelled.is_set(), as_json=as_json))
