@@ -35,7 +35,14 @@ def test_json_prints_every_committed_envelope(tmp_path: Path) -> None:
         env={"SEAMHOST_HOME": str(tmp_path / "home")},
     )
     assert result.returncode == ExitCode.OK, result.stderr
-    envelopes = [json.loads(line) for line in result.stdout.splitlines()]
+    *lines, last = result.stdout.splitlines()
+    envelopes = [json.loads(line) for line in lines]
+    assert json.loads(last) == {
+        "outcome": "completed",
+        "exit_code": 0,
+        "session": "fixed-id",
+        "turns": [{"turn": 1, "reason": "completed"}],
+    }
     assert [e["seq"] for e in envelopes] == list(range(len(envelopes)))
     assert envelopes[0]["type"] == "turn/start"
     assert envelopes[-1]["type"] == "turn/end"
@@ -43,7 +50,7 @@ def test_json_prints_every_committed_envelope(tmp_path: Path) -> None:
     shown = run_cli(
         "session", "show", "fixed-id", "--json", env={"SEAMHOST_HOME": str(tmp_path / "home")}
     )
-    assert shown.stdout.splitlines() == result.stdout.splitlines()
+    assert shown.stdout.splitlines() == lines
 
 
 def test_a_bad_scenario_exits_2_naming_file_and_key(tmp_path: Path) -> None:

@@ -118,14 +118,15 @@ def test_json_prints_the_envelopes_then_one_final_line(tmp_path: Path) -> None:
     assert done.returncode == ExitCode.OK, done.stderr
     *envelopes, final = [json.loads(line) for line in done.stdout.splitlines()]
     assert final == {
+        "outcome": "completed",
+        "exit_code": 0,
+        "session": final["session"],
         "final": "Done: notes.txt says hello.",
-        "session_id": final["session_id"],
         "reason": "completed",
         "turn": 1,
-        "exit_code": 0,
     }
     assert [e["seq"] for e in envelopes] == list(range(len(envelopes)))
-    assert envelopes == rig.records(final["session_id"])
+    assert envelopes == rig.records(final["session"])
     assert done.stderr == ""
 
 
@@ -133,7 +134,7 @@ def test_a_dash_reads_the_prompt_from_stdin(tmp_path: Path) -> None:
     rig = Rig(tmp_path, WRITE_AND_READ)
     done = rig.exec("--json", "-", input="a prompt\nfrom a pipe\n")
     assert done.returncode == ExitCode.OK, done.stderr
-    session_id = json.loads(done.stdout.splitlines()[-1])["session_id"]
+    session_id = json.loads(done.stdout.splitlines()[-1])["session"]
     [message] = [r for r in rig.records(session_id) if r["type"] == "user/message"]
     assert message["data"]["content"] == "a prompt\nfrom a pipe\n"  # type: ignore[index]
 
@@ -151,7 +152,7 @@ def test_rules_answer_what_they_cover(tmp_path: Path) -> None:
     rig = Rig(tmp_path, release_write("release/notes/v1.md"))  # the default profile's rule
     done = rig.exec("--json", "draft the notes")
     assert done.returncode == ExitCode.OK, done.stderr
-    session_id = json.loads(done.stdout.splitlines()[-1])["session_id"]
+    session_id = json.loads(done.stdout.splitlines()[-1])["session"]
     assert results(rig.records(session_id)) == {"call-1-1-1": "ok"}
     assert (rig.workspace / "release" / "notes" / "v1.md").read_text() == "v1\n"
 
@@ -190,8 +191,8 @@ def test_a_deferred_approval_parks_the_turn_with_exit_4(tmp_path: Path) -> None:
     approval = final["approval_id"]
     assert final["error"]["code"] == "awaits_approval"
     [line] = done.stderr.splitlines()
-    assert line.startswith(f"seamhost: error: session {final['session_id']} awaits approval")
-    assert f"`seamhost approve {final['session_id']} {approval}`" in line
+    assert line.startswith(f"seamhost: error: session {final['session']} awaits approval")
+    assert f"`seamhost approve {final['session']} {approval}`" in line
     listed = json.loads(rig.cli("approvals", "--json").stdout)
     assert [a["approval_id"] for a in listed] == [approval]
 
@@ -238,8 +239,8 @@ def test_ctrl_c_cancels_the_turn_and_exits_130(tmp_path: Path) -> None:
     final = json.loads(rest.splitlines()[-1])
     assert (final["reason"], final["exit_code"]) == ("aborted", 130)
     assert stderr.startswith("seamhost: error: interrupted: session ")
-    assert results(rig.records(final["session_id"])) == {"call-1-1-1": "TOOL_OUTCOME_UNKNOWN"}
-    assert rig.cli("session", "verify", final["session_id"]).returncode == 0
+    assert results(rig.records(final["session"])) == {"call-1-1-1": "TOOL_OUTCOME_UNKNOWN"}
+    assert rig.cli("session", "verify", final["session"]).returncode == 0
 
 
 @pytest.mark.parametrize("command", ["exec", "chat"])

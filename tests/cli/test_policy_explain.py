@@ -164,7 +164,7 @@ def test_attack_5_a_star_in_an_approval_rule_stays_in_its_directory(tmp_path: Pa
         env={"SEAMHOST_HOME": str(tmp_path / "home")},
     )  # fmt: skip
     assert not (workspace / "release/notes/internal/keys/prod.md").exists(), result.stdout
-    records = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+    records = [json.loads(line) for line in result.stdout.splitlines() if '"seq"' in line]
     decided = [r["data"] for r in records if r["type"] == "approval/decided"]
     # The keys file matches no approval rule: `*` stays in its directory. The draft matches
     # `release/notes/*.md` and is allowed by the rule (the shipped profiles keep release/

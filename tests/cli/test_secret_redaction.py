@@ -46,7 +46,7 @@ def test_a_secret_quoted_by_a_failing_model_is_redacted_everywhere(tmp_path: Pat
     assert "the deploy server refused token [redacted]" in done.stderr
     final = json.loads(done.stdout.splitlines()[-1])
     assert "refused token [redacted]" in final["error"]["message"]
-    shown = run_cli("session", "show", final["session_id"], "--profile", str(profile), env=env)
+    shown = run_cli("session", "show", final["session"], "--profile", str(profile), env=env)
     assert "refused token [redacted]" in shown.stdout
     outputs = {"stdout": done.stdout, "stderr": done.stderr, "show": shown.stdout}
     # The scenario and the token's file hold it; nothing the commands wrote does.

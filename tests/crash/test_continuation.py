@@ -136,6 +136,10 @@ def test_under_park_a_body_killed_mid_flight_parks_until_reconciled(tmp_path: Pa
     assert list(records[-1]["calls"]) == ["call-1-2-1"]  # type: ignore[call-overload]
     assert "call-1-3-1" not in marker_lines(rig)  # nothing after the unknown ran
     env = rig.env(rig.root / "r")
+    then = f"then continue with `seamhost run --resume {SESSION} [SCENARIO]`"  # a scripted one
+    assert parked.stderr.strip().endswith(then), parked.stderr
+    shown = rig.cli("session", "show", "--profile", str(rig.profile), SESSION, env=env)
+    assert f"`seamhost session reconcile {SESSION} CALL_ID ...`, {then}" in shown.stdout
     again = resume(rig, script)  # still unknown: parked again, nothing run
     assert again.returncode == 4
     assert "call-1-3-1" not in marker_lines(rig)

@@ -91,7 +91,8 @@ def test_the_guides_profile_runs_the_guides_scenario_and_the_tool_runs(
         "--workspace", str(workspace), "shout-scenario.toml",
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
-    records = [json.loads(line) for line in done.stdout.splitlines()]
+    *records, summary = [json.loads(line) for line in done.stdout.splitlines()]
+    assert (summary["outcome"], summary["exit_code"]) == ("completed", 0), summary
     [result] = [r["data"] for r in records if r["type"] == "tool/result"]
     assert result.get("error") is None, result
     assert result["content"] == "HELLO!!"

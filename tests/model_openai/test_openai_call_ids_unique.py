@@ -45,7 +45,7 @@ def test_a_response_with_one_id_twice_runs_nothing_and_the_model_is_told_once(
     assert final["final"] == "Done."
     assert not (workspace / "a.txt").exists()
     assert not (workspace / "b.txt").exists()
-    shown = run_cli("session", "show", "--json", final["session_id"], env=env)
+    shown = run_cli("session", "show", "--json", final["session"], env=env)
     records: list[dict[str, Any]] = [json.loads(line) for line in shown.stdout.splitlines()]
     kinds = [r["type"] for r in records]
     assert not any(k.startswith("tool/") for k in kinds), "nothing of the response ran"

@@ -83,7 +83,7 @@ def test_exec_retries_a_rate_limit_runs_the_tool_and_answers(rig: Rig) -> None:
     final = json.loads(done.stdout.splitlines()[-1])
     assert final["final"] == "Done."
     assert (rig.workspace / "note.txt").read_text() == "hello\n"
-    records = rig.records(final["session_id"])
+    records = rig.records(final["session"])
     kinds = [r["type"] for r in records if r["type"].startswith("model/")]
     assert kinds == [
         "model/attempt", "model/failed", "model/attempt", "model/usage",
@@ -99,7 +99,7 @@ def test_exec_retries_a_rate_limit_runs_the_tool_and_answers(rig: Rig) -> None:
     from seamhost.cli.stores import jsonl_store
 
     store = jsonl_store(rig.root / "home" / "sessions")
-    model = store.read(final["session_id"]).header.bundle["model"]
+    model = store.read(final["session"]).header.bundle["model"]
     assert model["model"] == "gpt-4o-mini"
     assert model["base_url"] == rig.standin.base_url
     assert "sk-test-e2e" not in json.dumps(dict(model))
@@ -168,7 +168,7 @@ def test_exec_stops_at_the_token_budget_given_on_the_command_line(rig: Rig) -> N
     )  # fmt: skip
     assert done.returncode == 1, done.stderr
     final = json.loads(done.stdout.splitlines()[-1])
-    records = rig.records(final["session_id"])
+    records = rig.records(final["session"])
     [end] = [r["data"] for r in records if r["type"] == "turn/end"]
     assert end["message"].startswith("BUDGET_EXCEEDED"), end
     assert len(rig.standin.requests) == 1, "the second request never left"

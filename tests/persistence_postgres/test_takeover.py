@@ -207,6 +207,12 @@ def test_under_on_unknown_park_a_taken_over_run_ends_parked_saying_why(
     assert rig.marker_names() == {"s-park:call-1-1-1.1"}  # the next step waits, not run
     assert results(postgres_dsn, pg_schema, session) == {"call-1-1-1": "TOOL_OUTCOME_UNKNOWN"}
     assert (state / "runs" / str(run["id"])).is_dir()  # a parked run keeps its workspace
+    # The worker's report says what a person does next, in the store of the worker's profile.
+    said = (rig.root / "b.log").read_text()
+    assert f"`seamhost session reconcile --profile {rig.profile} s-park CALL_ID ...`" in said
+    assert f"continue with `seamhost run --profile {rig.profile} --resume s-park [SCENARIO]`" in (
+        said
+    )
 
 
 def test_a_session_the_worker_s_bundle_did_not_write_is_not_continued(

@@ -79,8 +79,10 @@ class Rig:
         done = run_cli(
             "run", "--profile", str(profile), "--json", str(scenario), site=self.site, env=env
         )
-        records = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
-        return {"done": done, "records": records}
+        lines = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+        # JSON Lines: the envelopes, then the run's summary (seamhost.cli.summary)
+        records = [r for r in lines if "seq" in r]
+        return {"done": done, "records": records, "summary": lines[-1] if lines else None}
 
     def body_runs(self) -> list[str]:
         return self.runs.read_text().splitlines() if self.runs.exists() else []

@@ -61,7 +61,8 @@ def run(root: Path, profile: str, calls: list[str]) -> tuple[dict[str, dict[str,
         env={"SEAMHOST_HOME": str(root / "home")},
     )
     assert ran.returncode == 0, ran.stdout + ran.stderr
-    records = [json.loads(line) for line in ran.stdout.splitlines()]
+    *records, summary = [json.loads(line) for line in ran.stdout.splitlines()]
+    assert summary["outcome"] == "completed", summary
     return {
         r["data"]["call_id"]: r["data"] for r in records if r["type"] == "tool/result"
     }, workspace

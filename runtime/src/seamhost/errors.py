@@ -130,19 +130,27 @@ class ConfigError(SeamhostError, ValueError):
         return f"{where}: {self.problem}"
 
 
+def did_you_mean(suggestions: Sequence[str]) -> str:
+    """``; did you mean 'x'?`` (or ``'x' or 'y'``) for close names, else nothing."""
+    if not suggestions:
+        return ""
+    return "; did you mean " + " or ".join(repr(s) for s in suggestions) + "?"
+
+
 class ProfileNotFound(SeamhostError, FileNotFoundError):
     """A profile named by the user or by `extends` does not exist."""
 
     name: str
     referenced_from: str
     searched: tuple[str, ...]
+    suggestions: tuple[str, ...] = ()  # shipped names close to `name`
 
     def __str__(self) -> str:
         origin = f"{self.referenced_from}: profile.extends: " if self.referenced_from else ""
         places = ", ".join(self.searched) or "no shipped profile directory"
         return (
-            f"{origin}profile {self.name!r} not found (looked in {places}); "
-            "pass a shipped profile name or a path to a .toml file"
+            f"{origin}profile {self.name!r} not found{did_you_mean(self.suggestions)} (looked "
+            f"in {places}); pass a shipped profile name or a path to a .toml file"
         )
 
 
@@ -401,11 +409,12 @@ class UnknownSession(SeamhostError, LookupError):
 
     prefix: str
     store: str
+    suggestions: tuple[str, ...] = ()  # stored ids close to `prefix`
 
     def __str__(self) -> str:
         return (
             f"no session {self.prefix!r} (nor one whose id starts with it) in {self.store}; "
-            "`seamhost session ls` lists them"
+            f"`seamhost session ls` lists them{did_you_mean(self.suggestions)}"
         )
 
 

@@ -141,5 +141,6 @@ def main() -> None:
 
     Exit codes: 0 ok; 1 failure; 2 usage or configuration error; 3 corrupted session;
     4 a run awaits a deferred approval; 130 interrupted. A failure is one line on stderr,
-    `seamhost: error: ...`, and with --json also one JSON object {"error": {...}} on stdout.
+    `seamhost: error: ...`, and with --json also one JSON object on stdout:
+    {"outcome": "error", "exit_code": N, "session": ..., "error": {"code", "message", ...}}.
     """

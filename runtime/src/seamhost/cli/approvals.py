@@ -1,9 +1,9 @@
 """``seamhost approvals``, ``approve`` and ``reject``: answer deferred approvals (design.md §11).
 
 ``approvals`` lists what parked sessions wait on; ``approve``/``reject`` answer one question
-once (they take the session's writer, so a live writer refuses them), and ``seamhost run
---resume SESSION`` continues the turn. A question that is unknown, already answered or expired
-is refused with exit 2 and nothing is written.
+once (they take the session's writer, so a live writer refuses them), then name the command
+that continues the turn, by the session's model (:mod:`seamhost.cli.next_steps`). A question
+that is unknown, already answered or expired is refused with exit 2 and nothing is written.
 """
 
 from __future__ import annotations
@@ -83,6 +83,7 @@ def _decide(
 ) -> None:
     from seamhost.cli import fail
     from seamhost.cli.lookup import resolve_session
+    from seamhost.cli.next_steps import continue_command, model_of
     from seamhost.cli.output import console
     from seamhost.kernel.bundle import build_bundle
     from seamhost.kernel.profile.resolve import resolve_profile
@@ -96,11 +97,9 @@ def _decide(
     except ApprovalNotOpen as exc:
         fail(exc, ExitCode.USAGE)
     verb = "allowed once" if allow else "rejected"
-    console().print(
-        f"{approval_id} {verb} by {who}; continue with "
-        f"`seamhost run --resume {session_id} [SCENARIO]` (the scripted model needs its scenario)",
-        highlight=False,
-    )
+    # The turn still waits until it is continued, by the command its model needs.
+    then = continue_command(session_id, model_of(bundle.store.read(session_id).header))
+    console().print(f"{approval_id} {verb} by {who}; continue with `{then}`", highlight=False)
 
 
 def _options(command: click.Command) -> click.Command:

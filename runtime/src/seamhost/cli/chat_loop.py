@@ -13,9 +13,14 @@ from collections.abc import Awaitable
 from typing import TYPE_CHECKING
 
 from seamhost.cli.chat_prompt import Prompt
-from seamhost.cli.conversation import flush, parked_advice
+from seamhost.cli.conversation import flush
 from seamhost.cli.exitcodes import ExitCode
 from seamhost.cli.failures import report
+from seamhost.cli.next_steps import (
+    awaits_approval,
+    awaits_reconciliation,
+    continue_session_command,
+)
 
 if TYPE_CHECKING:
     from seamhost.cli.chat_view import ChatView
@@ -101,13 +106,12 @@ class Conversation:
         outcome = self.loop.run_until_complete(self._guarded(work))
         if outcome is None or outcome.reason not in ("suspended", "parked"):
             return False
-        session_id = self.agent.session.id
+        session = self.agent.session
+        then = continue_session_command(session, interactive=True)
         advice = (
-            parked_advice(session_id, outcome.approval or "?")
+            awaits_approval(session.id, outcome.approval or "?", then)
             if outcome.reason == "suspended"
-            else f"session {session_id} is parked: {outcome.message}; record what those calls "
-            f"did with `seamhost session reconcile {session_id} CALL_ID ...`, then continue "
-            f"with `seamhost chat --resume {session_id}`"
+            else awaits_reconciliation(session.id, outcome.message, then)
         )
         report(ExitCode.AWAITS_APPROVAL, advice)
         return True

@@ -59,12 +59,3 @@ def final_answer(session: Session, turn: int) -> str:
         if record.type == "turn/start" and record.data.get("turn") == turn:
             break
     return ""
-
-
-def parked_advice(session_id: str, approval: str) -> str:
-    """How to answer the approval a turn parked on, and how to go on afterwards."""
-    return (
-        f"session {session_id} awaits approval {approval}: answer it with "
-        f"`seamhost approve {session_id} {approval}` or `seamhost reject {session_id} "
-        f"{approval}`, then continue with `seamhost chat --resume {session_id}`"
-    )

@@ -47,8 +47,8 @@ if TYPE_CHECKING:
     "--json",
     "as_json",
     is_flag=True,
-    help="Print each committed event as one envelope per line on stdout, then one line "
-    '{"final": ..., "session_id": ..., "reason": ...}, instead of the answer and a transcript.',
+    help="Print JSON Lines on stdout instead of the answer and a transcript: each committed "
+    'event as one envelope, then one summary {"outcome", "exit_code", "session", "final", ...}.',
 )
 @limit_option
 def exec_(
@@ -119,6 +119,10 @@ def exec_(
     finally:
         session.close()
     if outcome is None:  # resumed, nothing open, no prompt: said so, nothing done
+        if as_json:  # a stream ends in its summary all the same
+            from seamhost.cli.summary import emit_summary
+
+            emit_summary(ExitCode.OK, session.id, None, {"final": None, "reason": None})
         sys.exit(int(ExitCode.OK))
     sys.exit(
         int(report_exec(session, outcome, interrupted=agent.cancelled.is_set(), as_json=as_json))

@@ -1,13 +1,16 @@
-"""How ``seamhost exec`` ends: the answer (or its JSON line), the failure line, the exit code.
+"""How ``seamhost exec`` ends: the answer (or its summary line), the failure line, the exit code.
 
 Without ``--json``: the final answer, the text of the turn's last assistant message, on stdout
-(nothing when it is empty), and a failure's one line on stderr. With ``--json`` the envelopes
-already on stdout are followed by one last line::
+(nothing when it is empty, or when the turn parked: its text then is not an answer), and a
+failure's one line on stderr. With ``--json`` the envelopes already on stdout are followed by
+one summary line (:mod:`seamhost.cli.summary`)::
 
-    {"final": "...", "session_id": "...", "reason": "completed", "turn": 1, "exit_code": 0}
+    {"outcome": "completed", "exit_code": 0, "session": "...", "final": "...",
+     "reason": "completed", "turn": 1}
 
-with ``"error": {...}`` too (the object :mod:`seamhost.cli.failures` prints) when the exit code
-is not 0. ``final`` is ``null`` when the turn has no assistant text.
+with ``"error": {...}`` too when the exit code is not 0, and ``answer``/``continue`` (the
+commands that answer and continue it) when the turn parked. ``final`` is ``null`` when the
+turn has no assistant text or parked.
 """
 
 from __future__ import annotations
@@ -15,9 +18,7 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
-from seamhost.cli.conversation import final_answer, parked_advice
+from seamhost.cli.conversation import final_answer
 from seamhost.cli.exitcodes import ExitCode
 from seamhost.cli.failures import report
 from seamhost.cli.terminal_text import terminal_safe
@@ -37,8 +38,14 @@ def report_exec(
     session: Session, outcome: TurnOutcome, *, interrupted: bool, as_json: bool
 ) -> ExitCode:
     """Print how the turn ended (see the module docstring) and return the exit code."""
-    answer = final_answer(session, outcome.turn)
-    code, message = _ending(session.id, outcome, interrupted)
+    from seamhost.cli.next_steps import continue_session_command, parked_fields
+    from seamhost.cli.summary import emit_summary
+
+    then = continue_session_command(session)
+    parked = outcome.reason in ("suspended", "parked")
+    # A parked turn's last text came before the call it waits on: not the turn's answer.
+    answer = "" if parked else final_answer(session, outcome.turn)
+    code, message = _ending(session.id, outcome, interrupted, then)
     if message is not None:
         report(code, message, as_json=False)
     if not as_json:
@@ -47,37 +54,30 @@ def report_exec(
             sys.stdout.write(shown if shown.endswith("\n") else shown + "\n")
         sys.stdout.flush()
         return code
-    line: dict[str, Any] = {
+    fields: dict[str, Any] = {
         "final": answer or None,
-        "session_id": session.id,
         "reason": outcome.reason,
         "turn": outcome.turn,
-        "exit_code": int(code),
     }
-    if message is not None:
-        line["error"] = {"code": code.name.lower(), "exit_code": int(code), "message": message}
-        if outcome.approval is not None:
-            line["approval_id"] = outcome.approval
-    sys.stdout.write(orjson.dumps(line).decode() + "\n")
-    sys.stdout.flush()
+    if parked:
+        fields.update(parked_fields(session.id, outcome.reason, outcome.approval, then))
+    emit_summary(code, session.id, message, fields)
     return code
 
 
 def _ending(
-    session_id: str, outcome: TurnOutcome, interrupted: bool
+    session_id: str, outcome: TurnOutcome, interrupted: bool, then: str
 ) -> tuple[ExitCode, str | None]:
+    from seamhost.cli.next_steps import awaits_approval, awaits_reconciliation
+
     if interrupted:
         return ExitCode.INTERRUPTED, (
             f"interrupted: session {session_id} stopped; see `seamhost session show {session_id}`"
         )
     if outcome.reason == "suspended":
-        return ExitCode.AWAITS_APPROVAL, parked_advice(session_id, outcome.approval or "?")
+        return ExitCode.AWAITS_APPROVAL, awaits_approval(session_id, outcome.approval or "?", then)
     if outcome.reason == "parked":
-        return ExitCode.AWAITS_APPROVAL, (
-            f"session {session_id} is parked: {outcome.message}; record what those calls did "
-            f"with `seamhost session reconcile {session_id} CALL_ID ...`, then continue with "
-            f"`seamhost exec --resume {session_id}`"
-        )
+        return ExitCode.AWAITS_APPROVAL, awaits_reconciliation(session_id, outcome.message, then)
     if outcome.reason != "completed":
         detail = f" ({outcome.message})" if outcome.message else ""
         return ExitCode.FAILURE, (

@@ -4,16 +4,18 @@ Every command that ends with a status other than 0 prints exactly one line on st
 ``seamhost: error: <message>``, without a traceback, and exits with the
 :class:`~seamhost.cli.exitcodes.ExitCode` that says why. When its command line holds ``--json``
 it also prints one JSON object, on one line of stdout, after whatever the command printed before
-it stopped::
+it stopped, shaped as the summary that ends a stream (:mod:`seamhost.cli.summary`)::
 
-    {"error": {"code": "corrupt", "exit_code": 3, "message": "...",
+    {"outcome": "error", "exit_code": 3, "session": "s1",
+     "error": {"code": "corrupt", "exit_code": 3, "message": "...",
                "type": "SessionCorrupted", "details": {"session_id": "s1", ...}}}
 
-``code`` is the exit code's name in lower case, ``exit_code`` its number and ``message`` the
-line on stderr without its prefix; ``type`` (the class of the error that stopped the command)
-and ``details`` (its structured fields, or what the command adds, such as ``run --check``'s
-mismatches) are there when known. Click's own usage errors (an unknown option or command, a
-missing argument, a bad choice or type) end the same way, naming the command's ``--help``.
+``session`` is there when the failure names one. ``code`` is the exit code's name in lower
+case, ``exit_code`` its number and ``message`` the line on stderr without its prefix;
+``type`` (the class of the error that stopped the command) and ``details`` (its structured
+fields, or what the command adds, such as ``run --check``'s mismatches) are there when known.
+Click's own usage errors (an unknown option or command, a missing argument, a bad choice or
+type) end the same way, naming the command's ``--help``.
 """
 
 from __future__ import annotations
@@ -113,8 +115,13 @@ def report(
         error["type"] = kind
     if details:
         error["details"] = dict(details)
+    summary: dict[str, Any] = {"outcome": "error", "exit_code": int(code)}
+    session = (details or {}).get("session_id")
+    if isinstance(session, str):
+        summary["session"] = session
+    summary["error"] = error
     # Redacting the JSON text keeps it JSON: what replaces a secret holds no quote or backslash.
-    sys.stdout.write(redact(orjson.dumps({"error": error}, default=str).decode()) + "\n")
+    sys.stdout.write(redact(orjson.dumps(summary, default=str).decode()) + "\n")
     sys.stdout.flush()
 
 

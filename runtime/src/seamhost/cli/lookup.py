@@ -31,8 +31,26 @@ def resolve_session(store: SessionStore, given: str) -> str:
     if len(matches) == 1:
         return matches[0]
     if not matches:
-        raise UnknownSession(given, describe_store(store))
+        raise UnknownSession(given, describe_store(store), close_ids(given, ids))
     raise AmbiguousSessionId(given, tuple(matches))
+
+
+def close_ids(given: str, ids: list[str]) -> tuple[str, ...]:
+    """Stored ids that `given` looks like a mistyping of: whole ids, or ids whose start is close.
+
+    A prefix is compared with the starts of the ids as long as it, so that a mistyped short
+    prefix finds the id it was meant to begin.
+    """
+    import difflib
+
+    close = difflib.get_close_matches(given, ids, n=3, cutoff=0.8)
+    if close:
+        return tuple(close)
+    starts: dict[str, list[str]] = {}
+    for i in ids:
+        starts.setdefault(i[: len(given)], []).append(i)
+    near = difflib.get_close_matches(given, list(starts), n=3, cutoff=0.8)
+    return tuple(sorted(i for start in near for i in starts[start])[:3])
 
 
 def resolve_sessions(store: SessionStore, given: list[str]) -> list[str]:

@@ -45,9 +45,15 @@ def explain(profile_ref: str, tool: str, args_json: str, as_json: bool) -> None:
         raise click.BadParameter("must be a JSON object", param_hint="--args")
     bundle = load_bundle(profile_ref)
     if tool not in bundle.tools:
+        import difflib
+
+        from seamhost.errors import did_you_mean
+
         known = ", ".join(sorted(bundle.tools)) or "none"
+        close = difflib.get_close_matches(tool, list(bundle.tools), n=3)
         raise click.BadParameter(
-            f"no tool {tool!r} in this profile (it has: {known})", param_hint="--tool"
+            f"no tool {tool!r} in this profile{did_you_mean(close)} (it has: {known})",
+            param_hint="--tool",
         )
     report = asyncio.run(explain_call(bundle, tool, arguments))
     if as_json:

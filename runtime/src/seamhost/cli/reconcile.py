@@ -206,13 +206,15 @@ def _record(
             asyncio.run(session.flush())
     finally:
         session.close()
+    from seamhost.cli.next_steps import continue_session_command
+
     state = "recorded" if record is not None else "already recorded (same evidence)"
     if as_json:
         emit_json({"session_id": session_id, "call_id": call_id, "state": state})
         return
     console().print(
         f"{call_id}: {evidence.outcome} {state} (source {evidence.source}); the model is told "
-        f"at its next step (`seamhost run --resume {session_id}`)",
+        f"at its next step (`{continue_session_command(session)}`)",
         highlight=False,
     )
 

@@ -28,10 +28,12 @@ def removal_check(store: SessionStore, session_id: str, *, force: bool) -> Calla
     """What must hold for `session_id` to be removed; raises `SessionKept` when it does not."""
 
     def check() -> None:
+        from seamhost.cli.next_steps import continue_command, model_of
         from seamhost.session.suspension import find_suspension
 
         try:
-            records = list(store.read(session_id).records())
+            stored = store.read(session_id)
+            header, records = stored.header, list(stored.records())
         except SeamhostError as exc:
             if force:
                 return
@@ -50,7 +52,7 @@ def removal_check(store: SessionStore, session_id: str, *, force: bool) -> Calla
             raise SessionKept(
                 session_id,
                 f"it waits on approval {parked.approval_id} ({state}); answer it and "
-                f"`seamhost run --resume {session_id}`, then remove it",
+                f"`{continue_command(session_id, model_of(header))}`, then remove it",
             )
 
     return check

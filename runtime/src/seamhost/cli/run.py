@@ -74,7 +74,8 @@ def is_temporary_workspace(path: Path) -> bool:
     "--json",
     "as_json",
     is_flag=True,
-    help="Print each committed event as one envelope per line instead of a transcript.",
+    help="Print JSON Lines instead of a transcript: each committed event as one envelope, "
+    'then one summary {"outcome", "exit_code", "session", "turns", ...}.',
 )
 @click.option(
     "--approval-policy",
@@ -167,7 +168,7 @@ def run(
             shutil.rmtree(root, ignore_errors=True)
     mismatches = mismatches_of(scenario, session, profile.name, agent) if check and scenario else []
     ended = report_run(
-        out, session.id, outcomes, mismatches, interrupted=agent.cancelled.is_set(), quiet=as_json
+        out, session, outcomes, mismatches, interrupted=agent.cancelled.is_set(), quiet=as_json
     )
     sys.exit(int(ended))
 

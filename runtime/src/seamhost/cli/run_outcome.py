@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from seamhost.cli.exitcodes import ExitCode
 from seamhost.cli.failures import report
+from seamhost.cli.next_steps import awaits_approval, awaits_reconciliation
 
 if TYPE_CHECKING:
     from seamhost.llm.replay import Script
@@ -15,7 +16,7 @@ if TYPE_CHECKING:
 
 def report_run(
     out: Any,
-    session_id: str,
+    session: Session,
     outcomes: list[TurnOutcome],
     mismatches: list[dict[str, str]],
     *,
@@ -25,9 +26,15 @@ def report_run(
     """Say how the run ended, and the exit code that says it.
 
     A run that did not end well ends as every failing command does (:mod:`seamhost.cli.failures`):
-    one line on stderr and, with --json, one ``{"error": ...}`` object after the envelopes, whose
-    details hold the turns that did not complete and --check's mismatches.
+    one line on stderr. With --json (`quiet`) the envelopes are followed by one summary object
+    (:mod:`seamhost.cli.summary`) whatever the ending; its ``turns`` list each turn's reason,
+    its ``error.details`` hold the turns that did not complete and --check's mismatches.
     """
+    from seamhost.cli.next_steps import continue_session_command, parked_fields
+    from seamhost.cli.summary import emit_summary
+
+    session_id = session.id
+    then = continue_session_command(session)
     parked = ("suspended", "parked")  # on a deferred approval, on a reconciliation
     suspended = outcomes[-1] if outcomes and outcomes[-1].reason in parked else None
     failed = [o for o in outcomes if o.reason not in ("completed", *parked)]
@@ -36,25 +43,34 @@ def report_run(
         out.print(f"session {session_id}: {len(outcomes)} turn(s), {summary}")
         out.print(f"show it with: seamhost session show {session_id}")
     details: dict[str, Any] = {"session_id": session_id}
+    fields: dict[str, Any] = {"turns": [{"turn": o.turn, "reason": o.reason} for o in outcomes]}
+    message: str | None
     if interrupted:
         code, message = ExitCode.INTERRUPTED, f"interrupted: session {session_id} stopped"
-        message += f"; continue it with `seamhost run --resume {session_id} [SCENARIO]`"
-    elif suspended is not None and suspended.reason == "parked":
-        code, message = ExitCode.AWAITS_APPROVAL, reconcile_advice(session_id, suspended)
+        message += f"; continue it with `{then}`"
+        fields["continue"] = then
     elif suspended is not None:
-        code, message = ExitCode.AWAITS_APPROVAL, _parked(session_id, suspended.approval or "?")
-        details["approval_id"] = suspended.approval
+        code = ExitCode.AWAITS_APPROVAL
+        if suspended.reason == "parked":
+            message = awaits_reconciliation(session_id, suspended.message, then)
+        else:
+            message = awaits_approval(session_id, suspended.approval or "?", then)
+            details["approval_id"] = suspended.approval
+        fields.update(parked_fields(session_id, suspended.reason, suspended.approval, then))
     elif failed or mismatches:
         code, message = ExitCode.FAILURE, _failure(session_id, outcomes, failed, mismatches)
     else:
-        return ExitCode.OK
+        code, message = ExitCode.OK, None
     if failed:
         details["turns"] = [
             {"turn": o.turn, "reason": o.reason, "message": o.message} for o in failed
         ]
     if mismatches:
         details["mismatches"] = mismatches
-    report(code, message, as_json=quiet, details=details)
+    if message is not None:
+        report(code, message, as_json=False)
+    if quiet:
+        emit_summary(code, session_id, message, fields, details=details)
     return code
 
 
@@ -79,23 +95,6 @@ def _failure(
         count = "expectation" if len(mismatches) == 1 else f"{len(mismatches)} expectations"
         parts.append(f"{count} not met: {listed}")
     return f"session {session_id}: {'; '.join(parts)}; see `seamhost session show {session_id}`"
-
-
-def _parked(session_id: str, approval: str) -> str:
-    return (
-        f"session {session_id} awaits approval {approval}: answer it with "
-        f"`seamhost approve {session_id} {approval}` or `seamhost reject {session_id} "
-        f"{approval}`, then continue with `seamhost run --resume {session_id} [SCENARIO]`"
-    )
-
-
-def reconcile_advice(session_id: str, parked: TurnOutcome) -> str:
-    """What to do about a turn parked until unknown outcomes are reconciled."""
-    return (
-        f"session {session_id} is parked: {parked.message}; check what those calls did, record "
-        f"it with `seamhost session reconcile {session_id} CALL_ID ...`, then continue with "
-        f"`seamhost run --resume {session_id} [SCENARIO]`"
-    )
 
 
 def mismatches_of(

@@ -56,6 +56,7 @@ class Timeline:
         self.out = out
         self.calls: dict[str, str] = {}  # call_id -> tool name
         self.open_turn: int | None = None
+        self.parked_turn: int | None = None  # a turn/parked record's: it waits on reconciling
         self.count = 0
         self.prefix = ""
         self.renderers: dict[str, Callable[[Any], None]] = {
@@ -120,16 +121,29 @@ class Timeline:
 
         parked = find_suspension(seen) if self.open_turn is not None else None
         if parked is not None:
+            from seamhost.cli.next_steps import answer_command, continue_command, model_of
+
+            sid = header.session_id
+            then = esc(continue_command(sid, model_of(header)))
             answer = (
-                "answered: resume it with `seamhost run --resume`"
+                f"answered: continue with `{then}`"
                 if parked.decision
-                else ("answer it with `seamhost approve` or `reject`, then `seamhost run --resume`")
+                else (
+                    f"answer it with `{esc(answer_command(sid, parked.approval_id))}` or "
+                    f"`seamhost reject ...`, then continue with `{then}`"
+                )
             )
             self.say(
                 0,
                 f"[yellow]turn {self.open_turn} is parked on approval "
                 f"{esc(parked.approval_id)}: {answer}[/yellow]",
             )
+        elif self.open_turn is not None and self.parked_turn == self.open_turn:
+            from seamhost.cli.next_steps import awaits_reconciliation, continue_command, model_of
+
+            then = continue_command(header.session_id, model_of(header))
+            advice = awaits_reconciliation(header.session_id, None, then).partition(": ")[2]
+            self.say(0, f"[yellow]turn {self.open_turn} is parked: {esc(advice)}[/yellow]")
         elif self.open_turn is not None:
             self.say(
                 0,
@@ -317,6 +331,7 @@ class Timeline:
         )
 
     def turn_parked(self, data: Any) -> None:
+        self.parked_turn = data.get("turn")
         self.say(
             0,
             f"[yellow]turn {data.get('turn')} parked[/yellow] at step {data.get('step')}: "

@@ -86,6 +86,11 @@ def worker(
         sys.stderr.write(terminal_safe(redact(line)) + "\n")
         sys.stderr.flush()
 
+    def advise(session_id: str) -> str | None:
+        from seamhost.cli.next_steps import parked_advice
+
+        return parked_advice(store, session_id, profile_ref)
+
     serving = Worker(
         lambda workspace: build_bundle(profile, workspace=workspace),
         queue,
@@ -96,6 +101,7 @@ def worker(
         once=once,
         claim_s=store_lease(store),
         report=report,
+        advise=advise,
     )
     ended = asyncio.run(_serve(serving))
     if as_json:

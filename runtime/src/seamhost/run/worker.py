@@ -48,7 +48,9 @@ class Worker:
     workspace (one per run, closed when the run is left; mounted MCP servers are listed there);
     `state_root` holds the workspaces of the runs submitted without one (removed when such a
     run ends, unless `keep_workspaces` or it parked); `once` ends the worker when nothing is
-    left to claim instead of polling every `poll_s`. `report` hears one line per run event.
+    left to claim instead of polling every `poll_s`. `report` hears one line per run event;
+    `advise` says, for a parked run's session, what a person does next (its line is added to
+    the run's report; it may read the store).
     """
 
     def __init__(
@@ -64,6 +66,7 @@ class Worker:
         poll_s: float = 0.5,
         claim_s: float = 30.0,
         report: Callable[[str], None] = lambda line: None,
+        advise: Callable[[str], str | None] = lambda session_id: None,
     ) -> None:
         self.make_bundle = make_bundle
         self.queue = queue
@@ -75,6 +78,7 @@ class Worker:
         self.poll_s = poll_s
         self.claim_s = claim_s
         self.report = report
+        self.advise = advise
         self.stopping = asyncio.Event()
         self.ended: dict[str, int] = {}
         self._reached = False  # whether a claim ever reached the queue
@@ -150,7 +154,12 @@ class Worker:
                 return
             assert end.state is not None
             await asyncio.to_thread(self.queue.finish, run, end.state, end.outcome)
-            self._count(end.state, run, end.outcome)
+            said = end.outcome
+            if end.state == "parked":
+                with contextlib.suppress(Exception):  # advice only: the run is finished anyway
+                    advice = await asyncio.to_thread(self.advise, run.session_id)
+                    said += f"; {advice}" if advice else ""
+            self._count(end.state, run, said)
             if workspace.own and end.state != "parked" and not self.keep_workspaces:
                 shutil.rmtree(workspace.path, ignore_errors=True)
         except SessionHeld as exc:

@@ -62,7 +62,10 @@ def locate(
         candidate = directory / f"{ref}.toml"
         if candidate.is_file():
             return candidate
-    raise ProfileNotFound(ref, referenced_from, tuple(str(d) for d in dirs))
+    import difflib
+
+    close = difflib.get_close_matches(ref, list(shipped_profiles(environ)), n=3)
+    raise ProfileNotFound(ref, referenced_from, tuple(str(d) for d in dirs), tuple(close))
 
 
 # --------------------------------------------------------------------------------------------
