@@ -58,20 +58,13 @@ def chat(
     from seamhost.cli.limits import with_limits
     from seamhost.cli.output import console
     from seamhost.kernel.bundle import build_bundle
-    from seamhost.kernel.profile.resolve import resolve_profile
     from seamhost.run.agent import Agent
 
     if accept_changes and resume_id is None:
         raise click.UsageError("--accept-changes goes with --resume ID")
-    if resume_id is not None:
-        from seamhost.cli.resuming import profile_given, resume_profile
+    from seamhost.cli.resuming import conversation_profile
 
-        profile, resume_id, where = resume_profile(
-            profile_ref, resume_id, explicit=profile_given(), workspace=workspace
-        )
-    else:
-        profile, where = resolve_profile(profile_ref), (workspace or Path.cwd()).resolve()
-        where.mkdir(parents=True, exist_ok=True)  # the bundle is built for it (see run)
+    profile, resume_id, where = conversation_profile(profile_ref, resume_id, workspace)
     bundle = build_bundle(with_limits(profile, limits), workspace=where)
     started()  # a session allocates garbage: collect it again
     require_model(bundle)

@@ -77,7 +77,6 @@ def exec_(
     from seamhost.cli.output import console
     from seamhost.cli.timeline import Timeline
     from seamhost.kernel.bundle import build_bundle
-    from seamhost.kernel.profile.resolve import resolve_profile
     from seamhost.run.agent import Agent
 
     if prompt is None and resume_id is None:
@@ -91,15 +90,9 @@ def exec_(
         )
     _detach_stdin()
     plan = None
-    if resume_id is not None:
-        from seamhost.cli.resuming import profile_given, reopen, resume_profile
+    from seamhost.cli.resuming import conversation_profile, reopen
 
-        profile, resume_id, where = resume_profile(
-            profile_ref, resume_id, explicit=profile_given(), workspace=workspace
-        )
-    else:
-        profile, where = resolve_profile(profile_ref), (workspace or Path.cwd()).resolve()
-        where.mkdir(parents=True, exist_ok=True)  # the bundle is built for it (see run)
+    profile, resume_id, where = conversation_profile(profile_ref, resume_id, workspace)
     bundle = build_bundle(with_limits(profile, limits), workspace=where)
     started()  # a session allocates garbage: collect it again
     require_model(bundle)

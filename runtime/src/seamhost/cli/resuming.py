@@ -43,6 +43,20 @@ def profile_given() -> bool:
     return source is not None and source is not click.core.ParameterSource.DEFAULT
 
 
+def conversation_profile(
+    profile_ref: str, resume_id: str | None, workspace: Path | None
+) -> tuple[Profile, str | None, Path]:
+    """What ``chat`` and ``exec`` work under: the profile, the session's full id on a resume
+    (:func:`resume_profile`), and the workspace their bundle is built for (created when new)."""
+    if resume_id is not None:
+        return resume_profile(profile_ref, resume_id, explicit=profile_given(), workspace=workspace)
+    from seamhost.kernel.profile.resolve import resolve_profile
+
+    where = (workspace or Path.cwd()).resolve()
+    where.mkdir(parents=True, exist_ok=True)  # the bundle is built for it (see run)
+    return resolve_profile(profile_ref), None, where
+
+
 def resume_profile(
     profile_ref: str, given: str, *, explicit: bool, workspace: Path | None = None
 ) -> tuple[Profile, str, Path]:
