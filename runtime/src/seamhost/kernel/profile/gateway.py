@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from seamhost.errors import ConfigError
+from seamhost.kernel.profile.merge import merge_keys
 
 if TYPE_CHECKING:
     from seamhost.kernel.profile.files import ProfileFile
@@ -48,16 +49,13 @@ class GatewaySettings:
 
 def merge_gateway(chain: Iterable[ProfileFile], provenance: Provenance) -> GatewaySettings:
     """The ``[gateway]`` of a profile chain: each file overrides the keys it sets."""
-    values: dict[str, Any] = {}
-    for pf in chain:
-        for key, value in pf.gateway.items():
-            where = f"gateway.{key}"
-            if key not in SCHEMA:
-                raise ConfigError(
-                    pf.label, where, f"unknown key; expected one of: {', '.join(SCHEMA)}"
-                )
-            if not isinstance(value, bool):
-                raise ConfigError(pf.label, where, f"expected true or false, got {value!r}")
-            values[key] = value
-            provenance.set(where, pf.label, value)
-    return GatewaySettings(**values)
+    return GatewaySettings(**merge_keys(chain, "gateway", _check, provenance))
+
+
+def _check(label: str, key: str, value: Any) -> bool:
+    where = f"gateway.{key}"
+    if key not in SCHEMA:
+        raise ConfigError(label, where, f"unknown key; expected one of: {', '.join(SCHEMA)}")
+    if not isinstance(value, bool):
+        raise ConfigError(label, where, f"expected true or false, got {value!r}")
+    return value

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from seamhost.errors import ConfigError
+from seamhost.kernel.profile.merge import merge_keys
 
 if TYPE_CHECKING:
     from seamhost.kernel.profile.files import ProfileFile
@@ -88,11 +89,7 @@ def _check(label: str, key: str, value: Any) -> Any:
 
 def merge_limits(chain: Iterable[ProfileFile]) -> Limits:
     """The limits of a profile chain: each file overrides the keys it sets."""
-    values: dict[str, Any] = {}
-    for pf in chain:
-        for key, value in pf.limits.items():
-            values[key] = _check(pf.label, key, value)
-    return Limits(**values)
+    return Limits(**merge_keys(chain, "limits", _check))
 
 
 def with_overrides(limits: Limits, pairs: Iterable[str]) -> Limits:

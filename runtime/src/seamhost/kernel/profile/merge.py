@@ -7,7 +7,7 @@ secret is never read.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -71,6 +71,24 @@ def _read_secret(written: str, label: str, key: str) -> str:
     except UnicodeDecodeError as exc:
         problem = f"secret file {str(target)!r} is not UTF-8 text (byte {exc.start})"
         raise ConfigError(label, key, problem) from None
+
+
+def merge_keys(
+    chain: Iterable[ProfileFile],
+    table: str,
+    check: Callable[[str, str, Any], Any],
+    provenance: Provenance | None = None,
+) -> dict[str, Any]:
+    """The keys of the kernel table `table` (``limits``, ``recovery``, ``gateway``) across
+    `chain`, each file overriding the keys it sets; ``check(file, key, value)`` returns the
+    value to keep or raises :class:`ConfigError`. With `provenance`, each setting is noted."""
+    values: dict[str, Any] = {}
+    for pf in chain:
+        for key, value in getattr(pf, table).items():
+            values[key] = check(pf.label, key, value)
+            if provenance is not None:
+                provenance.set(f"{table}.{key}", pf.label, value)
+    return values
 
 
 def merge_sandbox(chain: Iterable[ProfileFile], provenance: Provenance) -> SandboxPolicy:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import attrs
 
 from seamhost.errors import ConfigError
+from seamhost.kernel.profile.merge import merge_keys
 
 if TYPE_CHECKING:
     from seamhost.kernel.profile.files import ProfileFile
@@ -43,16 +44,14 @@ class Recovery:
 
 def merge_recovery(chain: Iterable[ProfileFile]) -> Recovery:
     """The recovery policy of a profile chain: each file overrides the keys it sets."""
-    values: dict[str, Any] = {}
-    for pf in chain:
-        for key, value in pf.recovery.items():
-            where = f"recovery.{key}"
-            if key not in SCHEMA:
-                raise ConfigError(
-                    pf.label, where, f"unknown key; expected one of: {', '.join(SCHEMA)}"
-                )
-            if value not in ON_UNKNOWN:
-                expected = ", ".join(f'"{v}"' for v in ON_UNKNOWN)
-                raise ConfigError(pf.label, where, f"expected one of {expected}, got {value!r}")
-            values[key] = value
-    return Recovery(**values)
+    return Recovery(**merge_keys(chain, "recovery", _check))
+
+
+def _check(label: str, key: str, value: Any) -> Any:
+    where = f"recovery.{key}"
+    if key not in SCHEMA:
+        raise ConfigError(label, where, f"unknown key; expected one of: {', '.join(SCHEMA)}")
+    if value not in ON_UNKNOWN:
+        expected = ", ".join(f'"{v}"' for v in ON_UNKNOWN)
+        raise ConfigError(label, where, f"expected one of {expected}, got {value!r}")
+    return value
