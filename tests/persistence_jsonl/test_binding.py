@@ -20,8 +20,8 @@ from click.testing import CliRunner
 from seamhost_persistence_jsonl import format as fmt
 from seamhost_persistence_jsonl.binding import MacKey
 from seamhost_persistence_jsonl.errors import MacKeyRefused
+from seamhost_persistence_jsonl.format import SNAPSHOT_NAME
 from seamhost_persistence_jsonl.mark import MARK_NAME
-from seamhost_persistence_jsonl.snapshots import SNAPSHOT_NAME
 from seamhost_persistence_jsonl.store import JsonlStore
 
 from seamhost.cli import main

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 from seamhost_persistence_jsonl import snapshots
-from seamhost_persistence_jsonl.snapshots import SNAPSHOT_NAME
+from seamhost_persistence_jsonl.format import SNAPSHOT_NAME
 from seamhost_persistence_jsonl.store import JsonlStore
 
 from seamhost.cli import main

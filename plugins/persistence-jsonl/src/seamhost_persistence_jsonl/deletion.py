@@ -30,10 +30,15 @@ from seamhost.store import SessionNotFound
 from seamhost_persistence_jsonl import locking
 from seamhost_persistence_jsonl.durable import sync_directory
 from seamhost_persistence_jsonl.errors import UnexpectedFiles
-from seamhost_persistence_jsonl.format import LOCK_NAME, LOG_NAME, TEMP_SUFFIX
+from seamhost_persistence_jsonl.format import (
+    LOCK_NAME,
+    LOG_NAME,
+    PIECES_NAME,
+    SNAPSHOT_NAME,
+    TEMP_SUFFIX,
+)
 from seamhost_persistence_jsonl.layout import SessionPaths
 from seamhost_persistence_jsonl.mark import MARK_NAME
-from seamhost_persistence_jsonl.snapshots import PIECES_NAME, SNAPSHOT_NAME
 
 TRASH_PREFIX = ".deleted-"
 

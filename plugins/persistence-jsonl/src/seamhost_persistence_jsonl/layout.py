@@ -19,11 +19,11 @@ from seamhost_persistence_jsonl.format import (
     LOG_NAME,
     LOG_NAMES,
     READABLE_LAYOUTS,
+    SNAPSHOT_NAME,
     TEMP_SUFFIX,
     Encoding,
     log_name,
 )
-from seamhost_persistence_jsonl.snapshots import SNAPSHOT_NAME
 
 HOME_ENV = "SEAMHOST_HOME"
 NAME_MAX = 255
