@@ -77,7 +77,7 @@ class StoreWriter:
 
     def _check_next(self, expected: int, record: Record, *, why: str = "") -> None:
         """Raise `BatchRejected` unless `record` has the seq `expected`, the next one; `why`
-        says what the store knows of how it could not be."""
+        says what the store knows of how a seq can arrive out of order."""
         if record.seq != expected:
             raise BatchRejected(self.session_id, expected, record.seq, why)
 
