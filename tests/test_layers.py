@@ -32,6 +32,7 @@ LAYERS = [
     FOUNDATION,
     {"sandbox"},
     {"session"},
+    {"store"},
     {"tool"},
     {"approval"},
     {"llm"},

@@ -24,6 +24,7 @@ PUBLIC = {
     "seamhost.input_limits",
     "seamhost.jsonvalue",
     "seamhost.schema",
+    "seamhost.store",
     "seamhost.lazy",
     "seamhost.version",
     "seamhost.globs",

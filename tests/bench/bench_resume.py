@@ -53,7 +53,7 @@ import orjson
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).parents[2]))  # the repository: tests.persistence_postgres
 from _measure import Row, report, timed
-from seamhost_persistence_jsonl.snapshots import SNAPSHOT_NAME
+from seamhost_persistence_jsonl.format import SNAPSHOT_NAME
 
 from seamhost.kernel.bundle import Bundle, build_bundle
 from seamhost.kernel.profile.resolve import resolve_profile

@@ -19,14 +19,15 @@ import zstandard
 from click.testing import CliRunner
 from seamhost_persistence_jsonl import format as fmt
 from seamhost_persistence_jsonl.binding import MacKey
-from seamhost_persistence_jsonl.errors import MacKeyRefused, SessionCorrupted
+from seamhost_persistence_jsonl.errors import MacKeyRefused
+from seamhost_persistence_jsonl.format import SNAPSHOT_NAME
 from seamhost_persistence_jsonl.mark import MARK_NAME
-from seamhost_persistence_jsonl.snapshots import SNAPSHOT_NAME
 from seamhost_persistence_jsonl.store import JsonlStore
 
 from seamhost.cli import main
 from seamhost.cli.exitcodes import ExitCode
 from seamhost.session.live import Session
+from seamhost.store import SessionCorrupted
 from seamhost.testing.persistence import append_all, make_header, sample_events
 from seamhost.testing.persistence_snapshots import turn_events
 from tests.conftest import run_cli

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from seamhost_persistence_jsonl.errors import SessionCorrupted
 from seamhost_persistence_jsonl.format import FRAME_HEADER_SIZE
 from seamhost_persistence_jsonl.store import JsonlStore
 
 from seamhost.session.live import Session
+from seamhost.store import SessionCorrupted
 from seamhost.testing.persistence import make_header
 from tests.persistence_jsonl.conftest import FrameSpan, flush, frame_spans, tear, write_session
 
@@ -26,6 +26,7 @@ def corrupted_at(store: JsonlStore) -> int:
     """The offset the reader reports for the damaged log (failing if it reports none)."""
     with pytest.raises(SessionCorrupted) as info:
         read_all(store)
+    assert info.value.offset is not None
     return info.value.offset
 
 

@@ -13,9 +13,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from seamhost_persistence_jsonl.errors import SessionLocked, WriterClosed
+from seamhost_persistence_jsonl.errors import SessionLocked
 from seamhost_persistence_jsonl.store import JsonlStore
 
+from seamhost.store import WriterClosed
 from seamhost.testing.persistence import CHILD_SOURCE, make_header
 from tests.persistence_jsonl.conftest import write_session
 

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 from seamhost_persistence_jsonl import descriptor
-from seamhost_persistence_jsonl.errors import ForeignSession
 from seamhost_persistence_jsonl.layout import default_root
 from seamhost_persistence_jsonl.store import JsonlStore
 
@@ -20,6 +19,7 @@ from seamhost.kernel.plugins import discover
 from seamhost.kernel.profile.resolve import resolve_profile
 from seamhost.run.sessions import bind_session, create_session, open_session
 from seamhost.session.memory import MemoryStore
+from seamhost.store import ForeignSession
 from seamhost.testing.persistence import make_header
 
 

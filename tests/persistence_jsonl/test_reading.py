@@ -11,11 +11,6 @@ import attrs
 import orjson
 import pytest
 from seamhost_persistence_jsonl import format as fmt
-from seamhost_persistence_jsonl.errors import (
-    SessionCorrupted,
-    UnknownRecordType,
-    UnsupportedFormat,
-)
 from seamhost_persistence_jsonl.format import LogEncoder
 from seamhost_persistence_jsonl.store import JsonlStore
 
@@ -23,6 +18,7 @@ from seamhost.session.codec import EventCatalog
 from seamhost.session.events import CORE_EVENTS, Event
 from seamhost.session.live import Session
 from seamhost.session.record import Record
+from seamhost.store import SessionCorrupted, UnknownRecordType, UnsupportedFormat
 from seamhost.testing.persistence import append_all, make_header, sample_events
 from tests.persistence_jsonl.conftest import flip, flush, frame_spans, tear, write_session
 

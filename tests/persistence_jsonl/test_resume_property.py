@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from seamhost_persistence_jsonl.snapshots import PIECES_NAME, SNAPSHOT_NAME
+from seamhost_persistence_jsonl.format import PIECES_NAME, SNAPSHOT_NAME
 from seamhost_persistence_jsonl.store import JsonlStore
 
 from seamhost.errors import SessionDamaged

@@ -13,8 +13,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 from seamhost_persistence_jsonl import snapshots
-from seamhost_persistence_jsonl.errors import SessionCorrupted
-from seamhost_persistence_jsonl.snapshots import SNAPSHOT_NAME
+from seamhost_persistence_jsonl.format import SNAPSHOT_NAME
 from seamhost_persistence_jsonl.store import JsonlStore
 
 from seamhost.cli import main
@@ -22,6 +21,7 @@ from seamhost.session import snapshot
 from seamhost.session.derived import replay
 from seamhost.session.live import Session
 from seamhost.session.store import SnapshotPiece
+from seamhost.store import SessionCorrupted
 from seamhost.testing.persistence import envelopes, make_header
 from seamhost.testing.persistence_snapshots import turn_events
 from tests.persistence_jsonl.conftest import flip, frame_spans

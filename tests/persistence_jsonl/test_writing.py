@@ -14,16 +14,12 @@ from pathlib import Path
 
 import pytest
 from seamhost_persistence_jsonl import durable, logfile
-from seamhost_persistence_jsonl.errors import (
-    MixedEncoding,
-    SessionExists,
-    WriteFailed,
-    WriterClosed,
-)
+from seamhost_persistence_jsonl.errors import MixedEncoding
 from seamhost_persistence_jsonl.format import LogEncoder
 from seamhost_persistence_jsonl.store import JsonlStore
 
 from seamhost.session.live import Session
+from seamhost.store import SessionExists, WriteFailed, WriterClosed
 from seamhost.testing.persistence import append_all, make_header, sample_events
 from tests.persistence_jsonl.conftest import flush, frame_spans, write_session
 
@@ -222,7 +218,7 @@ FAILING_WRITES = """
 import asyncio, json, os, resource, signal, sys, time
 from seamhost.session.live import Session
 from seamhost.testing.persistence import make_header
-from seamhost_persistence_jsonl.errors import WriteFailed
+from seamhost.store import WriteFailed
 from seamhost_persistence_jsonl.store import JsonlStore
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 root, first_write_fails = sys.argv[1], sys.argv[2] == "publish"

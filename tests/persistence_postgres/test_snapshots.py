@@ -13,17 +13,14 @@ from typing import Any
 import psycopg
 import pytest
 from psycopg import sql
-from seamhost_persistence_postgres.errors import (
-    FencedOut,
-    SessionCorrupted,
-    StoreUnusable,
-)
+from seamhost_persistence_postgres.errors import FencedOut, StoreUnusable
 from seamhost_persistence_postgres.schema import SCHEMA_VERSION
 from seamhost_persistence_postgres.store import PostgresStore
 
 from seamhost.session import snapshot
 from seamhost.session.derived import replay
 from seamhost.session.live import Session
+from seamhost.store import SessionCorrupted
 from seamhost.testing.persistence import envelopes, make_header
 from seamhost.testing.persistence_snapshots import turn_events
 from tests.persistence_postgres.test_fencing import lapse

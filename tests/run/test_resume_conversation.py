@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from seamhost_persistence_jsonl.snapshots import PIECES_NAME, SNAPSHOT_NAME
+from seamhost_persistence_jsonl.format import PIECES_NAME, SNAPSHOT_NAME
 
 from seamhost.kernel.bundle import Bundle, build_bundle
 from seamhost.kernel.profile.resolve import resolve_profile

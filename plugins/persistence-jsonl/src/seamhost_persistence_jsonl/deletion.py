@@ -26,13 +26,19 @@ import secrets
 from collections.abc import Callable
 from pathlib import Path
 
+from seamhost.store import SessionNotFound
 from seamhost_persistence_jsonl import locking
 from seamhost_persistence_jsonl.durable import sync_directory
-from seamhost_persistence_jsonl.errors import SessionNotFound, UnexpectedFiles
-from seamhost_persistence_jsonl.format import LOCK_NAME, LOG_NAME, TEMP_SUFFIX
+from seamhost_persistence_jsonl.errors import UnexpectedFiles
+from seamhost_persistence_jsonl.format import (
+    LOCK_NAME,
+    LOG_NAME,
+    PIECES_NAME,
+    SNAPSHOT_NAME,
+    TEMP_SUFFIX,
+)
 from seamhost_persistence_jsonl.layout import SessionPaths
 from seamhost_persistence_jsonl.mark import MARK_NAME
-from seamhost_persistence_jsonl.snapshots import PIECES_NAME, SNAPSHOT_NAME
 
 TRASH_PREFIX = ".deleted-"
 
@@ -43,7 +49,7 @@ def delete_session(paths: SessionPaths, check: Callable[[], None] | None) -> Non
     lock: locking.FileLock | None = None
     try:
         if not _published(paths.directory):
-            raise SessionNotFound(paths.session_id, str(paths.root))
+            raise SessionNotFound(paths.session_id, str(paths.root), root=True)
         lock = locking.FileLock.acquire(paths.lock, paths.session_id)
         if check is not None:
             check()

@@ -12,6 +12,7 @@ One directory per session under the store root::
     <root>/<escaped id>/session.mark            the high-water mark (see .mark)
     <root>/<escaped id>/.session.v2.jsonl*.tmp  a first write being published
     <root>/<escaped id>/session.v1.resume       the resume snapshot, optional (see .snapshots)
+    <root>/<escaped id>/session.v1.pieces       the resume snapshot's pieces, likewise
 
 A session id becomes a directory name by percent-encoding (``%XX``, upper-case hex, of its UTF-8
 bytes) every byte outside ``[A-Za-z0-9._-]``, and a leading ``.``. One root holds one encoding,
@@ -131,6 +132,8 @@ def log_name(encoding: Encoding, layout: int = LAYOUT_VERSION) -> str:
 LOG_NAMES: dict[str, str] = {encoding: log_name(encoding) for encoding in ENCODINGS}
 LOG_NAME = re.compile(r"^session\.v([0-9]+)\.jsonl(\.zst)?$")
 LOCK_NAME = "session.lock"
+SNAPSHOT_NAME = "session.v1.resume"  # the resume snapshot, read and written by .snapshots
+PIECES_NAME = "session.v1.pieces"  # the resume snapshot's pieces, likewise
 TEMP_SUFFIX = ".tmp"
 ROOT_MARKER = "seamhost-sessions.json"
 ROOT_MARKER_FORMAT = 1  # the marker's own format: layout 2 did not change it

@@ -8,7 +8,7 @@ takes the frame's digest as the next one's predecessor, and counts what it saw, 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from seamhost_persistence_jsonl.binding import FLAG_MAC, MAC_SIZE, frame_digest
 from seamhost_persistence_jsonl.format import CHAIN_AT, FRAME_PREFIX, MAC_AT
@@ -16,7 +16,6 @@ from seamhost_persistence_jsonl.format import CHAIN_AT, FRAME_PREFIX, MAC_AT
 if TYPE_CHECKING:
     from seamhost_persistence_jsonl.binding import MacKey
     from seamhost_persistence_jsonl.mark import Mark
-    from seamhost_persistence_jsonl.reading import LogScan
 
 _INFO = slice(FRAME_PREFIX.size, CHAIN_AT)
 _CHAIN = slice(CHAIN_AT, MAC_AT)
@@ -71,7 +70,27 @@ class ChainCheck:
         return "bound" if self.keyed or self.unkeyed else "unbound"
 
 
-def describe_binding(scan: LogScan, mark: Mark | None) -> str:
+class ScannedLog(Protocol):
+    """What :func:`describe_binding` reads of a scan (a :class:`~.reading.LogScan`)."""
+
+    @property
+    def encoding(self) -> str:
+        """The encoding: "zstd" (framed) or "none" (plain)."""
+
+    @property
+    def layout(self) -> int:
+        """The layout version the log's name gives."""
+
+    @property
+    def bound(self) -> bool:
+        """Whether its frames are chained (a layout-2 framed log)."""
+
+    @property
+    def chain(self) -> ChainCheck:
+        """The check its frames went through."""
+
+
+def describe_binding(scan: ScannedLog, mark: Mark | None) -> str:
     """How the log `scan` read is bound to its session, as ``session verify`` reports it."""
     if scan.encoding != "zstd":
         found = "unbound (a plain log has no frames to bind)"

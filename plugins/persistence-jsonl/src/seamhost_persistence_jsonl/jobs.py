@@ -14,7 +14,7 @@ import attrs
 if TYPE_CHECKING:
     import asyncio
 
-    from seamhost_persistence_jsonl.errors import StorageError
+    from seamhost.store import StorageError
     from seamhost_persistence_jsonl.format import LogEncoder
 
 

@@ -11,23 +11,19 @@ from pathlib import Path
 
 import attrs
 
-from seamhost_persistence_jsonl.errors import (
-    InvalidSessionId,
-    MixedEncoding,
-    SessionNotFound,
-    UnsupportedFormat,
-)
+from seamhost.store import SessionNotFound, UnsupportedFormat
+from seamhost_persistence_jsonl.errors import InvalidSessionId, MixedEncoding
 from seamhost_persistence_jsonl.format import (
     LAYOUT_VERSION,
     LOCK_NAME,
     LOG_NAME,
     LOG_NAMES,
     READABLE_LAYOUTS,
+    SNAPSHOT_NAME,
     TEMP_SUFFIX,
     Encoding,
     log_name,
 )
-from seamhost_persistence_jsonl.snapshots import SNAPSHOT_NAME
 
 HOME_ENV = "SEAMHOST_HOME"
 NAME_MAX = 255
@@ -148,13 +144,13 @@ class SessionPaths:
         for encoding, path in current.items():
             return path, encoding
         if newest > LAYOUT_VERSION:
-            raise UnsupportedFormat(self.session_id, str(self.directory), newest, LAYOUT_VERSION)
+            raise UnsupportedFormat(self.session_id, newest, LAYOUT_VERSION, str(self.directory))
         return None
 
     def require_log(self) -> tuple[Path, Encoding]:
         found = self.find_log()
         if found is None:
-            raise SessionNotFound(self.session_id, str(self.root))
+            raise SessionNotFound(self.session_id, str(self.root), root=True)
         return found
 
 

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING
 
 import attrs
 
+from seamhost.store import SessionExists, StorageError, WriteFailed
 from seamhost_persistence_jsonl.durable import make_directories, publish, sync_data, write_at
-from seamhost_persistence_jsonl.errors import SessionExists, StorageError, WriteFailed
 from seamhost_persistence_jsonl.locking import FileLock
 from seamhost_persistence_jsonl.mark import Mark, MarkFile
 
@@ -149,7 +149,7 @@ class LogFile:
         except StorageError as exc:
             return exc
         except Exception as exc:  # a flush waiting for this must hear of any failure
-            return WriteFailed(self.paths.session_id, str(self.path), "write", repr(exc), count)
+            return WriteFailed(self.paths.session_id, "write", repr(exc), count, str(self.path))
         return None
 
     def append(self, data: bytes | Sequence[bytes], count: int) -> None:
@@ -194,7 +194,7 @@ class LogFile:
 
     def _failed(self, step: str, exc: OSError, count: int) -> WriteFailed:
         cause = exc.strerror or str(exc)
-        return WriteFailed(self.paths.session_id, str(self.path), step, cause, count)
+        return WriteFailed(self.paths.session_id, step, cause, count, str(self.path))
 
 
 def _size(data: bytes | Sequence[bytes]) -> int:

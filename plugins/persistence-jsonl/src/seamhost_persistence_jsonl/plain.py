@@ -17,7 +17,7 @@ from seamhost_persistence_jsonl.tail import Tail
 
 if TYPE_CHECKING:
     from seamhost import Record, SessionHeader
-    from seamhost_persistence_jsonl.errors import SessionCorrupted, UnknownRecordType
+    from seamhost.store import SessionCorrupted, UnknownRecordType
 
 # A plain log is read in chunks of this size; a line longer than a chunk grows the buffer.
 PLAIN_CHUNK = 1 << 20

@@ -29,20 +29,12 @@ class JsonlPersistence:
     def session_store(self) -> JsonlStore:
         if self._store is None:
             from seamhost import ConfigError
+            from seamhost.store import DEFAULT_SNAPSHOT_EVERY, DEFAULT_WINDOW_MS, reader_catalog
             from seamhost_persistence_jsonl.errors import MacKeyRefused
             from seamhost_persistence_jsonl.layout import configured_path, configured_root
-            from seamhost_persistence_jsonl.store import (
-                DEFAULT_SNAPSHOT_EVERY,
-                DEFAULT_WINDOW_MS,
-                JsonlStore,
-            )
+            from seamhost_persistence_jsonl.store import JsonlStore
 
             config = self._config
-            catalog = None
-            if self._event_types:  # plugins add types: readers must accept them
-                from seamhost import CORE_EVENTS, EventCatalog
-
-                catalog = EventCatalog((*CORE_EVENTS, *self._event_types))
             key_file = config.get("mac_key_file")
             try:
                 self._store = JsonlStore(
@@ -51,7 +43,7 @@ class JsonlPersistence:
                     level=config.get("level", 3),
                     batch_window_ms=config.get("batch_window_ms", DEFAULT_WINDOW_MS),
                     snapshot_every=config.get("snapshot_every", DEFAULT_SNAPSHOT_EVERY),
-                    catalog=catalog,
+                    catalog=reader_catalog(self._event_types),
                     mac_key_file=configured_path(key_file, self._profile_path)
                     if key_file
                     else None,
@@ -64,10 +56,8 @@ class JsonlPersistence:
     @hookimpl
     async def session_flush(self, session: Session) -> None:
         """Return once every record appended to `session` so far is durable in its log."""
-        from seamhost_persistence_jsonl.errors import ForeignSession
+        from seamhost.store import flush_own
         from seamhost_persistence_jsonl.writing import JsonlWriter
 
-        writer = session.writer
-        if not isinstance(writer, JsonlWriter):
-            raise ForeignSession(session.id, type(writer).__qualname__)
-        await writer.flush()
+        advice = "open the session on the bundle's own store"
+        await flush_own(session, JsonlWriter, "persistence-jsonl", advice=advice)

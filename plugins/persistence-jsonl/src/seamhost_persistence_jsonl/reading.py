@@ -29,12 +29,8 @@ from seamhost import (
     parse_envelope,
     plain_records,
 )
+from seamhost.store import SessionCorrupted, UnknownRecordType, UnsupportedFormat
 from seamhost_persistence_jsonl.binding import origin
-from seamhost_persistence_jsonl.errors import (
-    SessionCorrupted,
-    UnknownRecordType,
-    UnsupportedFormat,
-)
 from seamhost_persistence_jsonl.format import (
     FRAME_CHECK,
     FRAME_HEADER_SIZE,
@@ -144,10 +140,10 @@ class LogScan(PlainLog):
     # -- errors -----------------------------------------------------------------------------
 
     def corrupted(self, offset: int, problem: str) -> SessionCorrupted:
-        return SessionCorrupted(self.session_id, str(self.path), offset, problem)
+        return SessionCorrupted(self.session_id, problem, str(self.path), offset)
 
     def unknown_type(self, record: Record, offset: int) -> UnknownRecordType:
-        return UnknownRecordType(self.session_id, str(self.path), offset, record.seq, record.type)
+        return UnknownRecordType(self.session_id, record.seq, record.type, str(self.path), offset)
 
     def _end(self, tail: Tail) -> None:
         """Take `tail` as how the log ends, once the mark agrees that nothing was cut away."""
@@ -183,7 +179,7 @@ class LogScan(PlainLog):
         if type(data) is not dict or type(data.get("format")) is not int:
             raise self.corrupted(0, "the header record has no format version")
         if data["format"] > FORMAT_VERSION:
-            raise UnsupportedFormat(self.session_id, str(self.path), data["format"], FORMAT_VERSION)
+            raise UnsupportedFormat(self.session_id, data["format"], FORMAT_VERSION, str(self.path))
         for key, kind in _HEADER_FIELDS:
             if type(data.get(key)) is not kind:
                 problem = f"the header record's {key!r} is missing or not a {kind.__name__}"

@@ -56,14 +56,13 @@ import attrs
 import orjson
 
 from seamhost_persistence_jsonl.durable import write_at
+from seamhost_persistence_jsonl.format import PIECES_NAME, SNAPSHOT_NAME
 
 if TYPE_CHECKING:
     from seamhost import SnapshotPiece, StoredSnapshot
     from seamhost_persistence_jsonl.binding import MacKey
     from seamhost_persistence_jsonl.layout import SessionPaths
 
-SNAPSHOT_NAME = "session.v1.resume"
-PIECES_NAME = "session.v1.pieces"
 SNAPSHOT_TEMP_PREFIX = f".{SNAPSHOT_NAME}."
 SNAPSHOT_FORMAT = 2
 CHECK_BYTES = 4096  # the log bytes before the covered point that a snapshot's check hashes
@@ -215,10 +214,3 @@ def find(
 def _first_line(body: bytes) -> bytes:
     """The kernel document's first line: its version and the digest that covers all of it."""
     return body[: body.find(b"\n") + 1]
-
-
-def is_snapshot_file(name: str) -> bool:
-    """Whether `name` is a session's snapshot or one being written."""
-    return name in (SNAPSHOT_NAME, PIECES_NAME) or (
-        name.startswith(SNAPSHOT_TEMP_PREFIX) and name.endswith(".tmp")
-    )

@@ -20,16 +20,19 @@ from typing import TYPE_CHECKING
 import orjson
 
 from seamhost import SessionCheck, SessionHeader, SessionStat, StoredSnapshot
+from seamhost.store import (
+    DEFAULT_SNAPSHOT_EVERY,
+    DEFAULT_WINDOW_MS,
+    SessionCorrupted,
+    SessionExists,
+    StorageError,
+    check_write_options,
+)
 from seamhost_persistence_jsonl import locking, snapshots
 from seamhost_persistence_jsonl.binding import DIGEST_SIZE, MacKey
 from seamhost_persistence_jsonl.deletion import delete_session
 from seamhost_persistence_jsonl.durable import make_directories, publish
-from seamhost_persistence_jsonl.errors import (
-    MixedEncoding,
-    SessionCorrupted,
-    SessionExists,
-    StorageError,
-)
+from seamhost_persistence_jsonl.errors import MixedEncoding
 from seamhost_persistence_jsonl.format import (
     DEFAULT_LEVEL,
     ENCODINGS,
@@ -49,9 +52,6 @@ from seamhost_persistence_jsonl.writing import JsonlWriter
 if TYPE_CHECKING:
     from seamhost import EventCatalog, Record
     from seamhost_persistence_jsonl.mark import Mark
-
-DEFAULT_WINDOW_MS = 200
-DEFAULT_SNAPSHOT_EVERY = 1000
 
 
 class JsonlReader:
@@ -108,16 +108,13 @@ class JsonlStore:
     ) -> None:
         if compression not in ENCODINGS:
             raise ValueError(f"compression must be one of {ENCODINGS}, not {compression!r}")
-        if batch_window_ms < 0:
-            raise ValueError("batch_window_ms must not be negative")
+        check_write_options(batch_window_ms, snapshot_every)
         if not 1 <= level <= 22:
             raise ValueError(f"level must be a zstd level from 1 to 22, not {level}")
         self.root = Path(root)
         self.encoding: Encoding = compression
         self.level = level
         self.window = batch_window_ms / 1000
-        if snapshot_every < 0:
-            raise ValueError("snapshot_every must not be negative")
         self.snapshot_every = snapshot_every
         self._catalog = catalog
         self.key: MacKey | None = None

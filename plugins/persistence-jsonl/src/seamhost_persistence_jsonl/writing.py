@@ -44,8 +44,8 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from seamhost import SnapshotMark, jsonvalue
+from seamhost.store import StorageError, StoreWriter, WriterClosed
 from seamhost_persistence_jsonl import locking, snapshots
-from seamhost_persistence_jsonl.errors import BatchRejected, StorageError, WriterClosed
 from seamhost_persistence_jsonl.format import FRAME_TARGET, LogEncoder, content_size, frame_cuts
 from seamhost_persistence_jsonl.idle import loop_is_idle
 from seamhost_persistence_jsonl.jobs import Batch, Pack, Waiter, WriterStatus
@@ -59,9 +59,11 @@ if TYPE_CHECKING:
 
 
 IDLE_POLLS, MIN_POLL_S = 20, 0.01  # an idle thread's half-window polls before it sleeps
+# What `BatchRejected` tells of a seq out of order: the session numbers records, not the writer.
+OUT_OF_SEQUENCE = "records were lost or submitted twice upstream"
 
 
-class JsonlWriter:
+class JsonlWriter(StoreWriter):
     """The exclusive write handle of one session of a :class:`JsonlStore`."""
 
     def __init__(
@@ -79,17 +81,18 @@ class JsonlWriter:
         read_existing: Callable[[], list[Record]] | None = None,
         snapshot_interval: int = 0,
     ) -> None:
-        self._header = header
+        super().__init__(
+            header,
+            existing=existing,
+            resumed=resumed,
+            read_existing=read_existing,
+            snapshot_interval=snapshot_interval,
+        )
         self._paths = paths
-        # Opened from a resume snapshot: the records before it are read when first asked for.
-        self._resumed = resumed
         self._kept = snapshots.kept_pieces(resumed)  # (seq, bytes) of the kept snapshot's pieces
-        self._read_existing = read_existing
-        self.snapshot_interval = snapshot_interval
         self._encoder = encoder
         self._window = window
         self._claim: str | None = claim
-        self._existing = list(existing)
         self._pid = os.getpid()
         torn = opened.tail.torn_records if opened else ()
         self.torn_records = len(torn)
@@ -101,8 +104,7 @@ class JsonlWriter:
         self._thread: threading.Thread | None = None
         # Guarded by _state. The queue: the envelope lines of the records not yet durable.
         self._lines: list[bytes] = [record.envelope() for record in torn]
-        stored = len(self._existing) if resumed is None else resumed.seq + len(resumed.tail)
-        self._durable = stored - len(torn)
+        self._durable = self.opened_on - len(torn)
         # Frames packed ahead hold _lines[:_packed_lines]; _loose counts the bytes of the rest.
         self._packed: list[bytes] = []
         self._packed_lines, self._loose = 0, content_size(self._lines)
@@ -117,7 +119,7 @@ class JsonlWriter:
         # True while a batch is written or frames packed (by the thread or an idle loop's flush).
         self._writing = False
         self._published = opened is not None
-        self._closing = self._close_attempted = False
+        self._close_attempted = False
         self._failures = 0
         self._last_error: StorageError | None = None
         # Used by whoever holds the `_writing` flag (and by close() once the thread has ended):
@@ -126,25 +128,13 @@ class JsonlWriter:
             paths, encoder, head, prepare_root=prepare_root, opened=opened, durable=durable
         )
 
-    # -- the SessionWriter protocol ---------------------------------------------------------
-
-    @property
-    def header(self) -> SessionHeader:
-        return self._header
+    # -- the SessionWriter protocol (the header and `existing()` are StoreWriter's) -----------
 
     @property
     def path(self) -> str:
         return str(self._file.path)
 
-    def existing(self) -> list[Record]:
-        if self._read_existing is not None:
-            self._existing, self._read_existing = self._read_existing(), None
-        return list(self._existing)
-
-    # -- resume snapshots (the SnapshotWriter protocol) ---------------------------------------
-
-    def opened_from(self) -> StoredSnapshot | None:
-        return self._resumed
+    # -- resume snapshots (the SnapshotWriter protocol; `opened_from()` is StoreWriter's) -----
 
     def snapshot_mark(self) -> SnapshotMark | None:
         with self._state:
@@ -164,11 +154,8 @@ class JsonlWriter:
         """Queue `record`; raises `BatchRejected` unless its seq is the next one."""
         line = record.envelope()  # formatted here: the writing thread only packs and syncs
         with self._state:
-            if self._closing:
-                raise WriterClosed(self._header.session_id, "is closed")
-            expected = self._durable + len(self._lines)
-            if record.seq != expected:
-                raise BatchRejected(self._header.session_id, expected, record.seq)
+            self._check_open()
+            self._check_next(self._durable + len(self._lines), record, why=OUT_OF_SEQUENCE)
             self._lines.append(line)
             loose = self._loose = self._loose + len(line) + 1
             if self._deadline is None:
@@ -263,11 +250,10 @@ class JsonlWriter:
         return self._durable + len(self._lines)
 
     def _check_usable(self) -> None:
-        if self._closing:
-            raise WriterClosed(self._header.session_id, "is closed")
+        self._check_open()
         if os.getpid() != self._pid:
             raise WriterClosed(
-                self._header.session_id, f"belongs to process {self._pid}, of which this is a fork"
+                self.session_id, f"belongs to process {self._pid}, of which this is a fork"
             )
 
     def _wake(self) -> None:
@@ -275,7 +261,7 @@ class JsonlWriter:
         self._asleep = False
         if self._thread is None:
             self._thread = threading.Thread(
-                target=self._run, name=f"seamhost-jsonl:{self._header.session_id}", daemon=True
+                target=self._run, name=f"seamhost-jsonl:{self.session_id}", daemon=True
             )
             self._thread.start()
         elif self._bell.locked():
@@ -330,7 +316,7 @@ class JsonlWriter:
             return math.inf
         if self._closing:
             if self._close_attempted or not self._lines:
-                self._fail_waiters(WriterClosed(self._header.session_id, "was closed"))
+                self._fail_waiters(WriterClosed(self.session_id, "was closed"))
                 return None
             self._close_attempted = True
             return self._batch(list(self._waiters))

@@ -26,32 +26,25 @@ class PostgresPersistence:
     @hookimpl
     def session_store(self) -> PostgresStore:
         if self._store is None:
+            from seamhost.store import DEFAULT_SNAPSHOT_EVERY, DEFAULT_WINDOW_MS, reader_catalog
             from seamhost_persistence_postgres import store as module
 
             config = self._config
-            catalog = None
-            if self._event_types:  # plugins add types: readers must accept them
-                from seamhost import CORE_EVENTS, EventCatalog
-
-                catalog = EventCatalog((*CORE_EVENTS, *self._event_types))
             self._store = module.PostgresStore(
                 config["dsn"],
                 schema=config.get("schema", module.DEFAULT_SCHEMA),
                 pool_size=config.get("pool_size", module.DEFAULT_POOL_SIZE),
-                batch_window_ms=config.get("batch_window_ms", module.DEFAULT_WINDOW_MS),
+                batch_window_ms=config.get("batch_window_ms", DEFAULT_WINDOW_MS),
                 lease_s=config.get("lease_s", module.DEFAULT_LEASE_S),
-                snapshot_every=config.get("snapshot_every", module.DEFAULT_SNAPSHOT_EVERY),
-                catalog=catalog,
+                snapshot_every=config.get("snapshot_every", DEFAULT_SNAPSHOT_EVERY),
+                catalog=reader_catalog(self._event_types),
             )
         return self._store
 
     @hookimpl
     async def session_flush(self, session: Session) -> None:
         """Return once every record appended to `session` so far is committed."""
-        from seamhost_persistence_postgres.errors import ForeignSession
+        from seamhost.store import flush_own
         from seamhost_persistence_postgres.writing import PostgresWriter
 
-        writer = session.writer
-        if not isinstance(writer, PostgresWriter):
-            raise ForeignSession(session.id, type(writer).__qualname__)
-        await writer.flush()
+        await flush_own(session, PostgresWriter, "persistence-postgres")

@@ -16,12 +16,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from seamhost import FORMAT_VERSION, MalformedRecord, SessionHeader, parse_envelope
-from seamhost_persistence_postgres.errors import (
-    SessionCorrupted,
-    SessionNotFound,
-    UnknownRecordType,
-    UnsupportedFormat,
-)
+from seamhost.store import SessionCorrupted, SessionNotFound, UnknownRecordType, UnsupportedFormat
 
 if TYPE_CHECKING:
     from seamhost import Record
@@ -39,7 +34,8 @@ def parse_header(session_id: str, raw: bytes) -> SessionHeader:
     try:
         return SessionHeader.from_json(data)
     except (KeyError, TypeError, ValueError) as exc:
-        raise SessionCorrupted(session_id, -1, f"the header does not read back: {exc}") from exc
+        problem = f"the header does not read back: {exc}"
+        raise SessionCorrupted(session_id, problem, seq=-1) from exc
 
 
 def header_row(db: Database, q: Queries, session_id: str) -> tuple[Any, ...]:
@@ -68,7 +64,8 @@ def records(
             yield _checked(session_id, known, expected, (seq, crc, bytes(body)))
             expected += 1
     if expected < end:
-        raise SessionCorrupted(session_id, expected, f"records {expected} to {end - 1} are missing")
+        problem = f"records {expected} to {end - 1} are missing"
+        raise SessionCorrupted(session_id, problem, seq=expected)
 
 
 def _checked(
@@ -76,15 +73,17 @@ def _checked(
 ) -> Record:
     seq, crc, body = row
     if seq != expected:
-        raise SessionCorrupted(session_id, expected, f"the next stored record is seq {seq}")
+        problem = f"the next stored record is seq {seq}"
+        raise SessionCorrupted(session_id, problem, seq=expected)
     if zlib.crc32(body) != crc:
-        raise SessionCorrupted(session_id, seq, "the record's bytes do not match its checksum")
+        problem = "the record's bytes do not match its checksum"
+        raise SessionCorrupted(session_id, problem, seq=seq)
     try:
         record = parse_envelope(body)
     except MalformedRecord as exc:
-        raise SessionCorrupted(session_id, seq, f"not a record envelope: {exc}") from exc
+        raise SessionCorrupted(session_id, f"not a record envelope: {exc}", seq=seq) from exc
     if record.seq != seq:
-        raise SessionCorrupted(session_id, seq, f"the envelope says seq {record.seq}")
+        raise SessionCorrupted(session_id, f"the envelope says seq {record.seq}", seq=seq)
     if record.type not in known and not record.ignorable:
         raise UnknownRecordType(session_id, seq, record.type)
     return record

@@ -20,16 +20,19 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from seamhost import SessionCheck, SessionHeader, SessionStat, StoredSnapshot
-from seamhost_persistence_postgres import snapshots
-from seamhost_persistence_postgres.database import Database
-from seamhost_persistence_postgres.errors import (
+from seamhost.store import (
+    DEFAULT_SNAPSHOT_EVERY,
+    DEFAULT_WINDOW_MS,
     SessionCorrupted,
     SessionExists,
-    SessionLeased,
     SessionNotFound,
     StorageError,
     UnknownRecordType,
+    check_write_options,
 )
+from seamhost_persistence_postgres import snapshots
+from seamhost_persistence_postgres.database import Database
+from seamhost_persistence_postgres.errors import SessionLeased
 from seamhost_persistence_postgres.queries import Queries
 from seamhost_persistence_postgres.reading import (
     PostgresReader,
@@ -45,11 +48,9 @@ if TYPE_CHECKING:
     from seamhost import EventCatalog
     from seamhost_persistence_postgres.runs import RunTable
 
-DEFAULT_WINDOW_MS = 200
 DEFAULT_LEASE_S = 30.0
 DEFAULT_POOL_SIZE = 4
 DEFAULT_SCHEMA = "seamhost"
-DEFAULT_SNAPSHOT_EVERY = 1000  # as persistence-jsonl's
 
 
 def writer_name() -> str:
@@ -82,10 +83,7 @@ class PostgresStore:
         catalog: EventCatalog | None = None,
         snapshot_every: int = DEFAULT_SNAPSHOT_EVERY,
     ) -> None:
-        if batch_window_ms < 0:
-            raise ValueError("batch_window_ms must not be negative")
-        if snapshot_every < 0:
-            raise ValueError("snapshot_every must not be negative")
+        check_write_options(batch_window_ms, snapshot_every)
         self.snapshot_every = snapshot_every
         if lease_s <= 0:
             raise ValueError("lease_s must be positive")

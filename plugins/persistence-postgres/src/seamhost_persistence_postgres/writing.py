@@ -37,17 +37,9 @@ from typing import TYPE_CHECKING, Any
 import psycopg
 
 from seamhost import SnapshotMark, jsonvalue
+from seamhost.store import BatchRejected, SessionExists, StorageError, StoreWriter, WriteFailed
 from seamhost_persistence_postgres import snapshots
-from seamhost_persistence_postgres.errors import (
-    BatchRejected,
-    FencedOut,
-    QueryFailed,
-    SessionExists,
-    StorageError,
-    WriteFailed,
-    WriterClosed,
-    cause_of,
-)
+from seamhost_persistence_postgres.errors import FencedOut, QueryFailed, cause_of
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -66,12 +58,11 @@ class Lease:
         self.epoch = epoch  # 0: a new session, whose first write takes epoch 1
 
 
-class PostgresWriter:
+class PostgresWriter(StoreWriter):
     """The exclusive, fenced write handle of one session of a :class:`PostgresStore`.
 
-    Opened from a resume snapshot (`resumed`), it holds the snapshot and its tail, and reads
-    the records before it (`read_existing`) only when `existing()` is first called. `last_body`
-    is the stored bytes of the last stored record (what a snapshot mark's digest is taken of).
+    `last_body` is the stored bytes of the last stored record (what a snapshot mark's digest is
+    taken of). A commit is all or nothing: it never leaves a torn record to recover.
     """
 
     def __init__(
@@ -89,27 +80,27 @@ class PostgresWriter:
         last_body: bytes | None = None,
         snapshot_interval: int = 0,
     ) -> None:
+        super().__init__(
+            header,
+            existing=existing,
+            resumed=resumed,
+            read_existing=read_existing,
+            snapshot_interval=snapshot_interval,
+        )
         self._db = database
         self._q = queries
-        self._header = header
         self._header_bytes = jsonvalue.dumps(header.to_json())
         self.lease = lease
         self._window = window
-        self._existing = list(existing)
-        self._resumed = resumed
-        self._read_existing = read_existing
-        self.snapshot_interval = snapshot_interval
         self._on_close = on_close
-        self.torn_records = 0  # a commit is all or nothing: nothing is ever torn
         self._state = threading.Lock()
         self._cond = threading.Condition(self._state)
         self._io = threading.Lock()  # one write (or renewal) at a time
         # Guarded by _state:
         self._pending: list[tuple[int, int, bytes]] = []  # (seq, crc, envelope)
-        self._durable = len(self._existing) if resumed is None else resumed.seq + len(resumed.tail)
+        self._durable = self.opened_on
         self._last_body = last_body  # the stored bytes of record _durable - 1
         self._deadline: float | None = None
-        self._closing = False
         self.lost: FencedOut | None = None
         self._thread: threading.Thread | None = None
         # The writer's own connection, used under `_io` (a checkout per flush costs more than
@@ -118,25 +109,7 @@ class PostgresWriter:
         if lease.epoch:
             self._start_thread()
 
-    # -- the SessionWriter protocol ---------------------------------------------------------
-
-    @property
-    def header(self) -> SessionHeader:
-        return self._header
-
-    @property
-    def session_id(self) -> str:
-        return self._header.session_id
-
-    def existing(self) -> list[Record]:
-        if self._read_existing is not None:
-            self._existing, self._read_existing = self._read_existing(), None
-        return list(self._existing)
-
-    # -- resume snapshots (the SnapshotWriter protocol) ---------------------------------------
-
-    def opened_from(self) -> StoredSnapshot | None:
-        return self._resumed
+    # -- resume snapshots (the SnapshotWriter protocol; `opened_from()` is StoreWriter's) -----
 
     def snapshot_mark(self) -> SnapshotMark | None:
         with self._state:
@@ -167,13 +140,10 @@ class PostgresWriter:
         """Queue `record`; raises `BatchRejected` unless its seq is the next one."""
         body = record.envelope()
         with self._state:
-            if self._closing:
-                raise WriterClosed(self.session_id)
+            self._check_open()
             if self.lost is not None:
                 return  # fenced out: nothing more is written, and flush says why
-            expected = self._durable + len(self._pending)
-            if record.seq != expected:
-                raise BatchRejected(self.session_id, expected, record.seq)
+            self._check_next(self._durable + len(self._pending), record)
             self._pending.append((record.seq, zlib.crc32(body), body))
             if self._deadline is None:
                 self._deadline = time.monotonic() + self._window
@@ -186,8 +156,7 @@ class PostgresWriter:
         statement's round trip costs less than handing it to another thread and back.
         """
         with self._state:
-            if self._closing:
-                raise WriterClosed(self.session_id)
+            self._check_open()
             target = self._durable + len(self._pending)
         self._write_until(target)
 
@@ -238,7 +207,9 @@ class PostgresWriter:
                         self._commit(batch, first)  # once more, on a fresh connection
                     except psycopg.Error:
                         self._drop()
-                        raise WriteFailed(self.session_id, cause_of(exc), len(batch)) from exc
+                        raise WriteFailed(
+                            self.session_id, "the commit", cause_of(exc), len(batch)
+                        ) from exc
             with self._state:
                 del self._pending[: len(batch)]
                 self._durable = first + len(batch)

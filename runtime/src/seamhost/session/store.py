@@ -11,6 +11,9 @@ A writer may also keep **resume snapshots** (:class:`SnapshotWriter`, optional; 
 the records before a durable point, and on the next open the store gives it back with the
 records after that point, so that opening does not read the whole log. A store without them
 works unchanged: every open is a full replay.
+
+What the first-party stores share beyond these protocols (one error tree, the writer's sequence
+and closed checks, their settings) is the storage core, :mod:`seamhost.store`.
 """
 
 from __future__ import annotations
