@@ -134,7 +134,7 @@ def test_the_walk_sees_the_whole_package() -> None:
     assert {"seamhost.errors", "seamhost.kernel.seams", "seamhost.run.pipeline"} <= set(edges)
     # type-checking-only and function-level imports are edges too
     assert "seamhost.session.live" in edges["seamhost.tool.call"]
-    assert "seamhost.kernel.bundle" in edges["seamhost.cli.run"]
+    assert "seamhost.kernel.bundle" in edges["seamhost.cli.run.command"]
 
 
 def test_there_is_no_import_cycle() -> None:

@@ -72,7 +72,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=7)
     args = parser.parse_args()
     import seamhost
-    from seamhost.cli.listing import stored_rows
+    from seamhost.cli.session.listing import stored_rows
 
     sources = Path(seamhost.__file__).parent.parent  # bytecode first, as an installer would
     for path in {sysconfig.get_paths()["purelib"], str(sources), *map(str, plugin_sources())}:

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from seamhost.cli import toml_out
+from seamhost.cli.profile import toml_writer
 
 KEYS = st.text(max_size=8) | st.sampled_from(["a", "b-c", "d_1", "x.y", "", "[z]", "é"])
 OFFSETS = st.integers(-23 * 60 - 59, 23 * 60 + 59).map(
@@ -38,12 +38,12 @@ DOCUMENTS = st.dictionaries(KEYS, VALUES, max_size=6)
 @settings(max_examples=400, deadline=None)
 @given(DOCUMENTS)
 def test_generated_documents_round_trip_through_tomllib(doc: dict[str, Any]) -> None:
-    text = toml_out.dumps(doc)
+    text = toml_writer.dumps(doc)
     assert tomllib.loads(text) == doc, text
 
 
 def test_nan_and_infinities_round_trip() -> None:
-    back = tomllib.loads(toml_out.dumps({"a": math.nan, "b": math.inf, "c": -math.inf}))
+    back = tomllib.loads(toml_writer.dumps({"a": math.nan, "b": math.inf, "c": -math.inf}))
     assert math.isnan(back["a"])
     assert (back["b"], back["c"]) == (math.inf, -math.inf)
 
@@ -65,7 +65,7 @@ def test_a_profile_reads_as_a_person_would_write_it() -> None:
         "sandbox": {"mode": "read-only", "writable_roots": [], "network": False},
         "require": {"plugins": {"hello": ">=0.1"}},
     }
-    assert toml_out.dumps(doc) == (
+    assert toml_writer.dumps(doc) == (
         "[profile]\n"
         'name = "team"\n'
         "\n"
@@ -100,6 +100,6 @@ def test_a_profile_reads_as_a_person_would_write_it() -> None:
 
 def test_a_value_toml_cannot_hold_is_refused() -> None:
     with pytest.raises(TypeError, match="NoneType"):
-        toml_out.dumps({"a": None})
+        toml_writer.dumps({"a": None})
     with pytest.raises(TypeError, match="no UTC offset"):
-        toml_out.dumps({"a": datetime.time(1, tzinfo=datetime.UTC)})
+        toml_writer.dumps({"a": datetime.time(1, tzinfo=datetime.UTC)})

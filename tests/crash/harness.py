@@ -26,7 +26,7 @@ from typing import Any
 import attrs
 import orjson
 
-from seamhost.cli.snapshot_check import snapshot_check
+from seamhost.cli.session.snapshots import snapshot_check
 from seamhost.kernel.bundle import Bundle, build_bundle
 from seamhost.kernel.profile.resolve import resolve_profile
 from seamhost.session.record import Record

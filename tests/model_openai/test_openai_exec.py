@@ -96,7 +96,7 @@ def test_exec_retries_a_rate_limit_runs_the_tool_and_answers(rig: Rig) -> None:
     last = rig.standin.requests[-1].body["messages"]
     assert any(m.get("role") == "tool" and m.get("tool_call_id") == "call_w1" for m in last)
     # The session header names the model that answered, never its key.
-    from seamhost.cli.stores import jsonl_store
+    from seamhost.cli.session_store import jsonl_store
 
     store = jsonl_store(rig.root / "home" / "sessions")
     model = store.read(final["session"]).header.bundle["model"]

@@ -40,7 +40,7 @@ import psycopg
 from psycopg import sql
 from seamhost_persistence_postgres.store import PostgresStore
 
-from seamhost.cli.snapshot_check import snapshot_check
+from seamhost.cli.session.snapshots import snapshot_check
 from tests.persistence_postgres.rig import Rig
 
 APP = "seamhost-chaos"

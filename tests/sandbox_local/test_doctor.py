@@ -8,7 +8,7 @@ from typing import Any
 
 from seamhost_sandbox_local import probe_backends
 
-from seamhost.cli.doctor import check_directory
+from seamhost.cli.doctor.checks import check_directory
 from seamhost.cli.exitcodes import ExitCode
 from tests.conftest import run_cli
 

@@ -1,9 +1,10 @@
 """The ``seamhost`` command line.
 
-Subcommands live in their own modules and are imported only when invoked, so that a quick
-command does not pay for the others. Errors seamhost raises on purpose, and click's usage
-errors, end every command alike (:mod:`seamhost.cli.failures`): one line on stderr without a
-traceback, the documented exit code, and a JSON object on stdout when ``--json`` was given.
+Subcommands live in their own packages, one per command group, and are imported only when
+invoked (:mod:`seamhost.cli.lazy_group`), so that a quick command does not pay for the others.
+Errors seamhost raises on purpose, and click's usage errors, end every command alike
+(:mod:`seamhost.cli.failures`): one line on stderr without a traceback, the documented exit
+code, and a JSON object on stdout when ``--json`` was given.
 """
 
 from __future__ import annotations
@@ -15,27 +16,67 @@ import click
 
 from seamhost.cli.failures import JSON_FLAG, fail_click, wants_json
 from seamhost.cli.failures import fail as fail  # re-exported: commands end on errors with it
-from seamhost.cli.lazy_group import LazyGroup
+from seamhost.cli.lazy_group import Lazy, LazyGroup
+from seamhost.cli.output import emit_json
 from seamhost.errors import SeamhostError
 from seamhost.version import __version__
 
 _SUBCOMMANDS = {
-    "plugins": "seamhost.cli.plugins:plugins",
-    "profile": "seamhost.cli.profile:profile",
-    "session": "seamhost.cli.session:session",
-    "run": "seamhost.cli.run:run",
-    "doctor": "seamhost.cli.doctor:doctor",
-    "approvals": "seamhost.cli.approvals:approvals",
-    "approve": "seamhost.cli.approvals:approve",
-    "reject": "seamhost.cli.approvals:reject",
-    "policy": "seamhost.cli.policy:policy",
-    "chat": "seamhost.cli.chat:chat",
-    "exec": "seamhost.cli.exec:exec_",
-    "mcp": "seamhost.cli.mcp:mcp",
-    "submit": "seamhost.cli.runs:submit",
-    "runs": "seamhost.cli.runs:runs",
-    "worker": "seamhost.cli.worker:worker",
-    "store": "seamhost.cli.store_migrate:store",
+    "approvals": Lazy(
+        "seamhost.cli.approvals.pending:approvals",
+        "List the deferred approvals every stored session waits on.",
+    ),
+    "approve": Lazy(
+        "seamhost.cli.approvals.decisions:approve",
+        "Allow a deferred call once, with the exact arguments it was asked for.",
+    ),
+    "chat": Lazy(
+        "seamhost.cli.chat.command:chat",
+        "Talk with the profile's model in a durable session; /help lists the commands.",
+    ),
+    "doctor": Lazy(
+        "seamhost.cli.doctor.checks:doctor",
+        "Check which sandbox backends work here, with what enforcement, and the session store.",
+    ),
+    "exec": Lazy(
+        "seamhost.cli.exec.command:exec_",
+        "Run one turn for PROMPT (`-` reads it from stdin) without asking anyone at the terminal.",
+    ),
+    "mcp": Lazy(
+        "seamhost.cli.mcp:mcp",
+        "The Model Context Protocol: serve the bundle's tools; pin mounted servers' tools.",
+    ),
+    "plugins": Lazy(
+        "seamhost.cli.doctor.plugins:plugins",
+        "List the installed plugins (entry-point group seamhost.plugins).",
+    ),
+    "policy": Lazy("seamhost.cli.policy:policy", "Show how the profile's policy judges calls."),
+    "profile": Lazy(
+        "seamhost.cli.profile:profile", "List, resolve, validate and describe profiles."
+    ),
+    "reject": Lazy(
+        "seamhost.cli.approvals.decisions:reject",
+        "Reject a deferred call: it ends APPROVAL_REJECTED when the session resumes.",
+    ),
+    "run": Lazy(
+        "seamhost.cli.run.command:run",
+        "Run SCENARIO (a scripted conversation, TOML or JSON) as an agent session.",
+    ),
+    "runs": Lazy(
+        "seamhost.cli.runs:runs", "The runs of a run queue: what is queued, running and done."
+    ),
+    "session": Lazy(
+        "seamhost.cli.session:session", "List, show, verify, repair and remove stored sessions."
+    ),
+    "store": Lazy("seamhost.cli.store:store", "The session store of a profile: its schema."),
+    "submit": Lazy(
+        "seamhost.cli.runs.submit:submit",
+        "Queue a run of SCENARIO (or of --prompt TEXT) for `seamhost worker` to drive.",
+    ),
+    "worker": Lazy(
+        "seamhost.cli.runs.worker:worker",
+        "Claim runs from the profile's run queue and drive each one's session.",
+    ),
 }
 
 
@@ -91,13 +132,13 @@ class SeamhostGroup(LazyGroup):
 def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
     if not value or ctx.resilient_parsing:
         return
+    # Imported here, not at the top: entry-point discovery is a cost of --version alone (a
+    # command discovers plugins when it builds its bundle; --help never does).
     from seamhost.kernel.plugins import discover
 
     found = discover()
     plugins = sorted(found.plugins.items())
     if ctx.meta.get(JSON_FLAG):
-        from seamhost.cli.output import emit_json
-
         emit_json(
             {
                 "seamhost": __version__,

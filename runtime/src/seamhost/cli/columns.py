@@ -10,10 +10,14 @@ every field.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import attrs
+from rich.cells import cell_len
+
+from seamhost.cli.output import console
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -31,8 +35,6 @@ class Column:
 
 
 def _cell_len(text: str) -> int:
-    from rich.cells import cell_len
-
     return cell_len(text)
 
 
@@ -80,8 +82,6 @@ def widths_within(
 
 def render(columns: Sequence[Column], rows: Sequence[Sequence[str]], width: int) -> list[str]:
     """The table's lines: the fitted columns, cells padded, wrapping cells broken at spaces."""
-    import textwrap
-
     shown = fit(columns, rows, width)
     picked = [columns[i] for i in shown]
     cells = [[_printable(row[i]) for i in shown] for row in rows]
@@ -125,8 +125,6 @@ def print_table(
     shown = fit(columns, rows, out.width)
     dropped = [columns[i].header for i in range(len(columns)) if i not in shown]
     if dropped:
-        from seamhost.cli.output import console
-
         console(stderr=True).print(
             f"({what}: {', '.join(dropped)} not shown to fit {out.width} columns; "
             "--json prints every field)",

@@ -6,6 +6,9 @@ import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from seamhost.errors import ConfigError, SeamUnavailable
+from seamhost.run.sessions import create_session
+
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -15,8 +18,6 @@ if TYPE_CHECKING:
 
 def require_model(bundle: Bundle) -> None:
     """Refuse, before any session exists, a profile whose bundle has no model to talk to."""
-    from seamhost.errors import ConfigError
-
     if not bundle.seams.has("llm/adapter"):
         raise ConfigError(
             str(bundle.profile.path),
@@ -27,8 +28,6 @@ def require_model(bundle: Bundle) -> None:
 
 def new_session(bundle: Bundle, workspace: Path | None) -> tuple[Session, Path]:
     """A new session working in `workspace` (default: the current directory), created there."""
-    from seamhost.run.sessions import create_session
-
     root = (workspace or Path.cwd()).resolve()
     root.mkdir(parents=True, exist_ok=True)
     return create_session(bundle, cwd=str(root)), root
@@ -45,8 +44,6 @@ def announce(out: Console, verb: str, session: Session, bundle: Bundle, root: Pa
 
 async def flush(session: Session) -> None:
     """Make what the session holds durable (a memory-only session has nothing to flush)."""
-    from seamhost.errors import SeamUnavailable
-
     with contextlib.suppress(SeamUnavailable):
         await session.flush()
 

@@ -25,9 +25,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NoReturn
 
 import click
+import orjson
 
 from seamhost.cli.exitcodes import ExitCode
-from seamhost.cli.terminal_text import terminal_safe
+from seamhost.cli.terminal import terminal_safe
 from seamhost.errors import (
     AmbiguousSessionId,
     BundleChanged,
@@ -97,6 +98,8 @@ def report(
 
     `as_json` defaults to whether the command line holds ``--json``.
     """
+    # Imported here, not at the top: every command imports this module, and only a failing
+    # one should pay for compiling the secret patterns.
     from seamhost.redaction import redact
 
     # A message may quote what a session holds (a model's error, a tool's output), which may
@@ -108,7 +111,6 @@ def report(
         as_json = bool(ctx is not None and ctx.meta.get(JSON_FLAG))
     if not as_json:
         return
-    import orjson
 
     error: dict[str, Any] = {"code": code.name.lower(), "exit_code": int(code), "message": line}
     if kind is not None:

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import attrs
 import click
+
+from seamhost.kernel.profile.limits import with_overrides
 
 if TYPE_CHECKING:
     from seamhost.kernel.profile.resolve import Profile
@@ -23,8 +26,5 @@ def with_limits(profile: Profile, limits: tuple[str, ...]) -> Profile:
     """`profile` with its ``[limits]`` overridden by ``--limit KEY=VALUE`` options."""
     if not limits:
         return profile
-    import attrs
-
-    from seamhost.kernel.profile.limits import with_overrides
 
     return attrs.evolve(profile, limits=with_overrides(profile.limits, limits))

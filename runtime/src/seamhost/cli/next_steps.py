@@ -18,6 +18,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from seamhost.session.repair import open_turn
+from seamhost.session.suspension import find_suspension
+
 if TYPE_CHECKING:
     from seamhost.session.live import Session
     from seamhost.session.store import SessionHeader, SessionStore
@@ -112,9 +115,6 @@ def parked_advice(store: SessionStore, session_id: str, profile: str | None = No
     For a session another process parked (a worker's run): read from `store`, whose profile
     `profile` names in the commands.
     """
-    from seamhost.session.repair import open_turn
-    from seamhost.session.suspension import find_suspension
-
     stored = store.read(session_id)
     records = list(stored.records())
     then = continue_command(session_id, model_of(stored.header), profile=profile)

@@ -1,7 +1,7 @@
 """Shared output helpers for the CLI: JSON to stdout, rich consoles created on demand.
 
 The consoles escape control characters in whatever they render
-(:mod:`seamhost.cli.terminal_text`).
+(:mod:`seamhost.cli.terminal`).
 """
 
 from __future__ import annotations
@@ -22,7 +22,9 @@ def emit_json(value: Any) -> None:
 
 def console(*, stderr: bool = False) -> Console:
     """A console for people: every string it renders is made terminal-safe (see the module)."""
-    from seamhost.cli.terminal_console import SafeConsole
+    # Imported here, not at the top: rich's console weighs more than the rest of a quick
+    # command, and a --json run never builds one.
+    from seamhost.cli.console import SafeConsole
 
     # Emoji codes off too: ":warning:" in a tool's output is shown as written, not as a glyph.
     return SafeConsole(stderr=stderr, highlight=False, soft_wrap=True, emoji=False)

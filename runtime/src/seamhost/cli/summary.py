@@ -21,6 +21,7 @@ from typing import Any
 import orjson
 
 from seamhost.cli.exitcodes import ExitCode
+from seamhost.redaction import redact
 
 # completed: every turn ended well; parked: a turn waits on an approval or a reconciliation;
 # failed: a turn did not complete, or --check found a mismatch; interrupted: Ctrl-C;
@@ -51,8 +52,6 @@ def emit_summary(
     `message` (why, when `code` is not 0) and `details` make its ``error``; `fields` are added
     at the top.
     """
-    from seamhost.redaction import redact
-
     summary: dict[str, Any] = {
         "outcome": outcome_of(code),
         "exit_code": int(code),

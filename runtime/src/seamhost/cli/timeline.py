@@ -9,9 +9,17 @@ writing anything.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
+
+from seamhost.cli.display import clip, esc, format_time, header_json
+from seamhost.cli.next_steps import (
+    answer_command,
+    awaits_reconciliation,
+    continue_command,
+    model_of,
+)
+from seamhost.session.suspension import find_suspension
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -19,34 +27,6 @@ if TYPE_CHECKING:
     from seamhost.session.record import Record
     from seamhost.session.repair import RepairPlan
     from seamhost.session.store import SessionHeader
-
-
-def esc(text: str) -> str:
-    from rich.markup import escape
-
-    return escape(text)
-
-
-def clip(text: str, limit: int = 160) -> str:
-    flat = " ".join(text.split())
-    return esc(flat if len(flat) <= limit else flat[: limit - 1] + "…")
-
-
-def format_time(ms: int) -> str:
-    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ms / 1000))
-
-
-def header_json(header: SessionHeader) -> dict[str, Any]:
-    bundle = header.bundle
-    return {
-        "session_id": header.session_id,
-        "created": header.created,
-        "cwd": header.cwd,
-        "profile": bundle.get("profile"),
-        "bundle_digest": bundle.get("digest"),
-        "barriers": header.barriers,
-        "format": header.format,
-    }
 
 
 class Timeline:
@@ -117,12 +97,9 @@ class Timeline:
         seen = list(records)
         for record in seen:
             self(record)
-        from seamhost.session.suspension import find_suspension
 
         parked = find_suspension(seen) if self.open_turn is not None else None
         if parked is not None:
-            from seamhost.cli.next_steps import answer_command, continue_command, model_of
-
             sid = header.session_id
             then = esc(continue_command(sid, model_of(header)))
             answer = (
@@ -139,8 +116,6 @@ class Timeline:
                 f"{esc(parked.approval_id)}: {answer}[/yellow]",
             )
         elif self.open_turn is not None and self.parked_turn == self.open_turn:
-            from seamhost.cli.next_steps import awaits_reconciliation, continue_command, model_of
-
             then = continue_command(header.session_id, model_of(header))
             advice = awaits_reconciliation(header.session_id, None, then).partition(": ")[2]
             self.say(0, f"[yellow]turn {self.open_turn} is parked: {esc(advice)}[/yellow]")

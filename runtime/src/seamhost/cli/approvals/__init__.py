@@ -1,0 +1,1 @@
+"""``seamhost approvals``, ``approve`` and ``reject``: deferred approvals (design.md §11)."""

@@ -1,0 +1,1 @@
+"""``seamhost chat``: a conversation with the profile's model, at a terminal (:mod:`.command`)."""

@@ -1,0 +1,1 @@
+"""``seamhost doctor`` and ``seamhost plugins``: what is installed here, and what works."""

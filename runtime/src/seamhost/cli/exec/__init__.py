@@ -1,0 +1,1 @@
+"""``seamhost exec``: one turn, without anyone at the terminal (:mod:`.command`)."""

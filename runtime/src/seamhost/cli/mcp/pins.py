@@ -1,0 +1,89 @@
+"""``seamhost mcp pins --profile P [--json]``: the digests to pin the profile's MCP tools with.
+
+The bundle is built (so every server of ``[plugins.tools-mcp]`` is connected to and listed, as
+a session would), then for each server it prints who answered and the TOML to paste into the
+profile: the server's ``pin`` (every exposed tool as it is now) and each tool's own ``pin``.
+A server's digest is the digest of its exposed tools' ``{tool: descriptor digest}`` map, the
+rule ``seamhost_tools_mcp.descriptors.server_digest`` applies (design.md §13); a pin already in
+the profile that no longer matches is flagged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import click
+
+from seamhost.cli.output import emit_json
+from seamhost.cli.profile.bundle import load_bundle
+from seamhost.jsonvalue import digest, thaw
+
+
+@click.command()
+@click.option(
+    "--profile",
+    "profile_ref",
+    required=True,
+    help="A shipped profile name or a path to a .toml file.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the pins as one JSON object.")
+def pins(profile_ref: str, as_json: bool) -> None:
+    """Connect to the MCP servers of PROFILE and print the pins of their tools, to paste."""
+    bundle = load_bundle(profile_ref)
+    servers = collect(t.spec.origin for t in bundle.tools.values() if t.spec.origin)
+    if as_json:
+        emit_json({"profile": bundle.profile.name, "servers": servers})
+        return
+    click.echo(render(servers), nl=False)
+
+
+def collect(origins: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Each MCP server of the bundle: its identity, its digest and its tools' digests."""
+    by_server: dict[str, dict[str, Any]] = {}
+    for origin in origins:
+        if origin.get("kind") != "mcp":
+            continue
+        name = str(origin["server"])
+        entry = by_server.setdefault(
+            name,
+            {"server": name, "server_info": thaw(origin["server_info"]), "tools": []},
+        )
+        entry["tools"].append(
+            {
+                "tool": origin["tool"],
+                "digest": origin["descriptor_digest"],
+                "pinned": origin.get("pin"),
+            }
+        )
+    servers = []
+    for name in sorted(by_server):
+        entry = by_server[name]
+        entry["tools"].sort(key=lambda t: t["tool"])
+        entry["digest"] = digest({t["tool"]: t["digest"] for t in entry["tools"]})
+        servers.append(entry)
+    return servers
+
+
+def render(servers: list[dict[str, Any]]) -> str:
+    """The TOML to paste, with who answered as comments."""
+    if not servers:
+        return "# the profile mounts no MCP server tools\n"
+    out = []
+    for server in servers:
+        info = server["server_info"]
+        name = server["server"]
+        out.append(
+            f"# MCP server {name!r}: {info['name']} {info['version']} "
+            f"(protocol {info['protocol_version']})\n"
+            f"[plugins.tools-mcp.servers.{name}]\n"
+            f'pin = "{server["digest"]}"  # every exposed tool as it is now\n'
+        )
+        for tool in server["tools"]:
+            stale = tool["pinned"] not in (None, tool["digest"], server["digest"])
+            note = f"  # the profile pins {tool['pinned']}: changed" if stale else ""
+            out.append(
+                f"[plugins.tools-mcp.servers.{name}.overrides.{tool['tool']}]\n"
+                f'pin = "{tool["digest"]}"{note}\n'
+            )
+    return "\n".join(out)
