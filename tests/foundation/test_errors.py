@@ -252,3 +252,9 @@ def test_a_class_is_built_with_its_bases_and_subclasses_when_first_needed() -> N
         assert "__attrs_attrs__" in vars(Later) and Later.__match_args__[-1] == "more"
         """
     )
+
+
+def test_the_root_declares_no_fields() -> None:
+    assert (SeamhostError().args, SeamhostError.__match_args__) == ((), ())
+    with pytest.raises(TypeError, match="raise one of its subclasses"):
+        SeamhostError("a message")
