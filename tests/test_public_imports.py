@@ -7,17 +7,26 @@ the next internal move, and a third party copying it would too. This test lists,
 first-party plugin and the example third-party plugin, each seamhost module and name it imports
 (at module level, in functions and under ``TYPE_CHECKING``), and fails on a private path or on a
 name the public module does not export.
+
+It also keeps the root package's one list of names, ``seamhost._EXPORTS``, and the stub type
+checkers read for it, ``seamhost/__init__.pyi``, in step: the stub is generated from the table
+(``python tests/test_public_imports.py --write``), and every name resolves, lazily, to the object
+its module defines.
 """
 
 from __future__ import annotations
 
 import ast
 import importlib
+import sys
 from pathlib import Path
 
 import pytest
 
+import seamhost
+
 ROOT = Path(__file__).parent.parent
+STUB = ROOT / "runtime" / "src" / "seamhost" / "__init__.pyi"
 PUBLIC = {
     "seamhost",
     "seamhost.errors",
@@ -72,18 +81,48 @@ def test_plugin_imports_only_public_modules(plugin: Path) -> None:
     assert not unexported, "\n".join(unexported)
 
 
-def test_every_exported_name_resolves() -> None:
-    import seamhost
+def _import_order(name: str) -> tuple[int, str, str]:
+    """How ruff's isort orders the names of one module: constants, classes, then the rest."""
+    kind = 0 if len(name) > 1 and name.isupper() else 1 if name[:1].isupper() else 2
+    return kind, name.lower(), name
 
-    missing = [name for name in seamhost.__all__ if not hasattr(seamhost, name)]
-    assert not missing
 
-
-def test_the_check_catches_a_private_path(tmp_path: Path) -> None:
-    source = tmp_path / "src" / "bad"
-    source.mkdir(parents=True)
-    (source / "__init__.py").write_text(
-        "from seamhost.run.pipeline import ToolPipeline\nfrom seamhost import hookimpl\n"
+def stub_text() -> str:
+    """``seamhost/__init__.pyi`` as the table ``seamhost._EXPORTS`` makes it."""
+    by_module: dict[str, list[str]] = {}
+    for name, module in seamhost._EXPORTS.items():
+        by_module.setdefault(module, []).append(name)
+    imports = [
+        f"from {module} import {name} as {name}\n"
+        for module in sorted(by_module)
+        for name in sorted(by_module[module], key=_import_order)
+    ]
+    return (
+        '"""The names of ``seamhost`` for type checkers and IDEs, generated from ``_EXPORTS``.\n\n'
+        "Do not edit: change the table in ``__init__.py``, then run\n"
+        "``python tests/test_public_imports.py --write``.\n"
+        '"""\n\n'
+        f"{''.join(imports)}\n"
+        "_EXPORTS: dict[str, str]\n"
+        "__all__: list[str]\n\n"
+        "def __dir__() -> list[str]: ...\n"
     )
-    modules = [module for _, _, module, _ in kernel_imports(tmp_path)]
-    assert [m for m in modules if not is_public(m)] == ["seamhost.run.pipeline"]
+
+
+def test_the_stub_is_generated_from_the_table() -> None:
+    assert STUB.read_text(encoding="utf-8") == stub_text(), (
+        "seamhost/__init__.pyi is stale: run python tests/test_public_imports.py --write"
+    )
+
+
+def test_every_exported_name_resolves_to_what_its_module_defines() -> None:
+    assert seamhost.__all__ == list(seamhost._EXPORTS)
+    assert dir(seamhost) == sorted(seamhost.__all__)
+    for name, module in seamhost._EXPORTS.items():
+        assert getattr(seamhost, name) is getattr(importlib.import_module(module), name), name
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] != ["--write"]:
+        sys.exit("usage: python tests/test_public_imports.py --write")
+    STUB.write_text(stub_text(), encoding="utf-8")

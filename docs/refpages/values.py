@@ -35,7 +35,8 @@ def public_types() -> list[type]:
     found = []
     for name in seamhost.__all__:
         obj = getattr(seamhost, name)
-        if not isinstance(obj, type) or name in _SKIPPED:
+        # errors.md lists the errors (attrs classes too) with their fields
+        if not isinstance(obj, type) or name in _SKIPPED or issubclass(obj, BaseException):
             continue
         if attrs.has(obj) or _is_named_tuple(obj) or issubclass(obj, enum.Enum):
             found.append(obj)

@@ -12,22 +12,32 @@ code 2, :class:`SessionDamaged` into 3: a ``session/store`` provider derives its
 corruption errors from these two, so that every command exits alike whatever store it reads.
 
 **One style.** An error declares its fields as class annotations, like a dataclass, and
-:class:`SeamhostError` does the rest: ``__init__`` takes the fields positionally or by keyword in
-declaration order (a class attribute is a field's default), ``__match_args__`` lists them (so a
-``match`` statement can take an error apart), ``args`` holds every value (so errors pickle), and
-``repr`` names them. Equality is by identity, like any exception. Type checkers read the fields
-through :func:`typing.dataclass_transform`. No code is generated per class, which is why this is
-not attrs: the CLI imports every error class at start-up, and each attrs class would cost that
-start-up a third of a millisecond. ``args`` is set through ``BaseException.__init__`` directly,
-since ``OSError.__init__`` (under :class:`ProfileNotFound`) would read the first fields as an errno
-and a strerror.
+:class:`SeamhostError` makes each subclass an attrs class: ``__init__`` takes the fields
+positionally or by keyword in declaration order (a class attribute is a field's default),
+``__match_args__`` lists them (so a ``match`` statement can take an error apart), and ``repr``
+names them. ``auto_exc`` keeps it an exception: ``args`` holds every value (so errors pickle,
+and attrs sets it through ``BaseException.__init__``, since ``OSError.__init__`` under
+:class:`ProfileNotFound` would read the first fields as an errno and a strerror), equality is by
+identity and ``str`` is the class's own. No slots, so that a class may derive from ``OSError``
+too. Type checkers read the fields through :func:`typing.dataclass_transform`.
+
+**Built when first needed.** attrs compiles each class's methods, about a third of a millisecond
+a class; every command defines some thirty error classes at start-up and raises almost none, and
+``seamhost --version`` would import attrs for them. So attrs builds a class the first time it is
+needed: when one is made, or when what attrs adds (``__match_args__``, ``__attrs_attrs__``, so
+``attrs.fields``) is read from the class. Its bases are built first and its subclasses with it,
+so a class not built yet never inherits a built one's fields.
 """
 
 from __future__ import annotations
 
 import enum
+import threading
 from collections.abc import Sequence
-from typing import Any, ClassVar, dataclass_transform
+from typing import TYPE_CHECKING, Any, ClassVar, dataclass_transform
+
+if TYPE_CHECKING:
+    import attrs
 
 
 class ErrorCode(enum.StrEnum):
@@ -64,53 +74,76 @@ def describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 
+class _MadeByAttrs:
+    """A class attribute attrs sets when it builds an error class: reading it builds the class.
+
+    It stands on :class:`SeamhostError` only, so a class attrs has not built yet reads it from
+    there (see the module docstring); the root, which declares no fields, reads ``()``.
+    """
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._name = name
+
+    def __get__(self, instance: object, owner: type) -> Any:
+        if owner is SeamhostError:
+            return ()
+        _build(owner)
+        return vars(owner)[self._name]
+
+
 @dataclass_transform(eq_default=False, kw_only_default=False)
 class SeamhostError(Exception):
     """Base class of every error seamhost raises on purpose."""
 
-    __match_args__: ClassVar[tuple[str, ...]] = ()
-    _defaults: ClassVar[dict[str, Any]] = {}
+    if TYPE_CHECKING:  # what attrs adds to each class
+        __match_args__: ClassVar[tuple[str, ...]]
+        __attrs_attrs__: ClassVar[tuple[attrs.Attribute[Any], ...]]
+    else:
+        __match_args__ = _MadeByAttrs()
+        __attrs_attrs__ = _MadeByAttrs()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        fields: dict[str, None] = {}
-        defaults: dict[str, Any] = {}
-        for klass in reversed(cls.__mro__):
-            for name, annotation in vars(klass).get("__annotations__", {}).items():
-                if name.startswith("_") or "ClassVar" in str(annotation):
-                    continue
-                fields[name] = None
-                if name in vars(klass):
-                    defaults[name] = vars(klass)[name]
-                else:
-                    defaults.pop(name, None)
-        # A class variable, set once per class; mypy reads __match_args__ as read-only.
-        cls.__match_args__ = tuple(fields)  # type: ignore[misc]
-        cls._defaults = defaults
+        if any(_built(base) for base in cls.__mro__[1:]):
+            _build(cls)  # a built base must not lend its fields and __init__ to this class
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        names = self.__match_args__
-        if len(args) > len(names):
-            raise TypeError(f"{type(self).__name__}() takes at most {len(names)} arguments")
-        values = list(args)
-        for name in names[len(args) :]:
-            if name in kwargs:
-                values.append(kwargs.pop(name))
-            elif name in self._defaults:
-                values.append(self._defaults[name])
-            else:
-                raise TypeError(f"{type(self).__name__}() missing argument {name!r}")
-        if kwargs:
-            raise TypeError(f"{type(self).__name__}() got unexpected arguments {sorted(kwargs)}")
-        BaseException.__init__(self, *values)
-        for name, value in zip(names, values, strict=True):
-            setattr(self, name, value)
+        # Only a class attrs has not built yet gets here: a built one has attrs' own __init__.
+        cls = type(self)
+        if cls is SeamhostError:
+            if args or kwargs:
+                raise TypeError("SeamhostError() takes no arguments; raise one of its subclasses")
+            super().__init__()
+            return
+        _build(cls)
+        cls.__init__(self, *args, **kwargs)
 
-    def __repr__(self) -> str:
-        if not self.__match_args__:
-            return super().__repr__()
-        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__match_args__)
-        return f"{type(self).__name__}({shown})"
+
+_BUILDING = threading.RLock()  # two threads raising a class first would build it twice
+
+
+def _built(cls: type) -> bool:
+    """Whether attrs has built `cls` (the root's own attributes are the stand-ins)."""
+    return cls is not SeamhostError and "__attrs_attrs__" in vars(cls)
+
+
+def _build(cls: type) -> None:
+    """Make `cls` an attrs class, its bases first and then its subclasses, each once."""
+    import attrs
+
+    with _BUILDING:
+        built = []
+        for klass in reversed(cls.__mro__):  # bases first: attrs reads their fields
+            if (
+                klass is not SeamhostError
+                and issubclass(klass, SeamhostError)
+                and not _built(klass)
+            ):
+                attrs.define(klass, slots=False, eq=False, auto_exc=True, auto_attribs=True)
+                built.append(klass)
+        for klass in built:
+            for subclass in klass.__subclasses__():
+                _build(subclass)
 
 
 # --------------------------------------------------------------------------------------------
