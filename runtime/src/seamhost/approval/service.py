@@ -22,6 +22,10 @@ The plugin that provides the service may give it `explain`: called once for ever
 chain was asked (never under policy ``never``), after the chain settled, with the plugin that
 answered (``None`` when nobody did); what it returns is added to the decision's message, so the
 log says which rule or person decided, or which answerers were tried and what to configure.
+
+The service writes through an :class:`ApprovalLog`, the four things it needs of the session it
+audits (the live session is one), and never sees the session itself: the question's seq, the
+policy in force, an append and a flush. The call it asks about brings its own session id.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import attrs
 
@@ -39,10 +43,26 @@ from seamhost.session.events import ApprovalAsked, ApprovalDecided, ApprovalDefe
 
 if TYPE_CHECKING:
     from seamhost.sandbox.policy import SandboxMode
-    from seamhost.session.live import Session
+    from seamhost.session.events import Event
+    from seamhost.session.record import Record
     from seamhost.tool.call import ToolInvocation
 
 POLICIES = ("ask", "never")
+
+
+class ApprovalLog(Protocol):
+    """The session log as the approval service writes to it; the live session is one.
+
+    `next_seq` is the seq the next record takes (an approval's id names it); `last` the latest
+    record of a type (the ``approval/policy`` in force); `append` commits an event in memory;
+    `flush` returns once everything appended is durable (a deferral must be).
+    """
+
+    @property
+    def next_seq(self) -> int: ...
+    def last(self, type_: str) -> Record | None: ...
+    def append(self, event: Event) -> Record: ...
+    async def flush(self) -> None: ...
 
 
 @attrs.frozen
@@ -72,16 +92,16 @@ class Grant:
         return call.call_id == self.call_id and call.args_digest == self.args_digest
 
 
-def set_policy(session: Session, policy: str, source: str) -> None:
+def set_policy(log: ApprovalLog, policy: str, source: str) -> None:
     """Record the approval policy in force from now on (``ask`` or ``never``) and its source."""
     if policy not in POLICIES:
         raise ValueError(f"approval policy {policy!r} is not one of {', '.join(POLICIES)}")
-    session.append(ApprovalPolicy(policy=policy, source=source))  # type: ignore[arg-type]
+    log.append(ApprovalPolicy(policy=policy, source=source))  # type: ignore[arg-type]
 
 
-def current_policy(session: Session, default: str = "ask") -> str:
+def current_policy(log: ApprovalLog, default: str = "ask") -> str:
     """The approval policy in force: the last ``approval/policy`` event, else `default`."""
-    record = session.last("approval/policy")
+    record = log.last("approval/policy")
     return str(record.data["policy"]) if record is not None else default
 
 
@@ -106,7 +126,7 @@ class ApprovalService:
     async def request(
         self,
         answerers: Answerers,
-        session: Session,
+        log: ApprovalLog,
         call: ToolInvocation,
         reason: str,
         *,
@@ -114,11 +134,12 @@ class ApprovalService:
         escalation: SandboxMode | None = None,
         justification: str | None = None,
     ) -> ApprovalDecision:
+        """Ask `answerers` about `call`, with the audit pair (or the deferral) in `log`."""
         # The seq the question will take makes the id unique in the session even when a model
         # reuses a call id, and keeps it readable; the random part makes it unique across
         # sessions, so that an answer (or a log spliced) from another session names nothing
         # here, as a call id and a seq repeat in every run of one scenario.
-        approval_id = f"approval-{call.call_id}-{session.next_seq}-{os.urandom(6).hex()}"
+        approval_id = f"approval-{call.call_id}-{log.next_seq}-{os.urandom(6).hex()}"
         if not turn_open:
             return ApprovalDecision(
                 approval_id,
@@ -127,7 +148,7 @@ class ApprovalService:
                 "approval requested outside an open turn; refused",
             )
         try:
-            session.append(
+            log.append(
                 ApprovalAsked(
                     id=approval_id,
                     call_id=call.call_id,
@@ -146,7 +167,7 @@ class ApprovalService:
             )
         outcome, answerer, message = await self._ask(
             answerers=answerers,
-            session=session,
+            policy=current_policy(log, self.default_policy),
             call=call,
             approval_id=approval_id,
             reason=reason,
@@ -154,7 +175,7 @@ class ApprovalService:
             justification=justification,
         )
         if outcome is ApprovalOutcome.DEFERRED:
-            return await self._defer(session, call, approval_id, answerer, message)
+            return await self._defer(log, call, approval_id, answerer, message)
         try:
             decided = ApprovalDecided(
                 id=approval_id,
@@ -162,7 +183,7 @@ class ApprovalService:
                 answerer=answerer,
                 message=message,
             )
-            session.append(decided)
+            log.append(decided)
         except Exception as exc:
             return ApprovalDecision(
                 approval_id,
@@ -176,14 +197,13 @@ class ApprovalService:
         self,
         *,
         answerers: Answerers,
-        session: Session,
+        policy: str,
         call: ToolInvocation,
         approval_id: str,
         reason: str,
         escalation: SandboxMode | None,
         justification: str | None,
     ) -> tuple[ApprovalOutcome, str | None, str]:
-        policy = current_policy(session, self.default_policy)
         if policy == "never":
             return (
                 ApprovalOutcome.UNAVAILABLE,
@@ -199,7 +219,7 @@ class ApprovalService:
             )
         request = ApprovalRequest(
             id=approval_id,
-            session_id=session.id,
+            session_id=call.session_id,
             call_id=call.call_id,
             tool=call.name,
             reason=reason,
@@ -240,7 +260,7 @@ class ApprovalService:
 
     async def _defer(
         self,
-        session: Session,
+        log: ApprovalLog,
         call: ToolInvocation,
         approval_id: str,
         answerer: str | None,
@@ -252,7 +272,7 @@ class ApprovalService:
         ttl = self.defer_ttl
         expires = now_ms() + int(ttl * 1000) if ttl is not None else None
         try:
-            session.append(
+            log.append(
                 ApprovalDeferred(
                     id=approval_id,
                     call_id=call.call_id,
@@ -261,12 +281,12 @@ class ApprovalService:
                     answerer=answerer,
                 )
             )
-            await session.flush()
+            await log.flush()
         except Exception as exc:
             reason = f"the approval could not be deferred durably ({describe(exc)}); refused"
             # Close the question in the log when it can still be written; either way, refused.
             with contextlib.suppress(Exception):
-                session.append(
+                log.append(
                     ApprovalDecided(
                         id=approval_id,
                         outcome=ApprovalOutcome.UNAVAILABLE.value,

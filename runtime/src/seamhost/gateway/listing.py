@@ -1,7 +1,8 @@
 """``tools/list``: each bundle tool as an MCP tool, its schemas and hints from its declaration.
 
-The input schema is the one the model is shown (:func:`seamhost.run.arguments.model_declaration`:
-a tool that may ask for a wider sandbox offers ``sandbox_permissions`` and ``justification``).
+The input schema is the one the model is shown (:meth:`ToolSpec.model_declaration
+<seamhost.tool.declaration.ToolSpec.model_declaration>`: a tool that may ask for a wider sandbox
+offers ``sandbox_permissions`` and ``justification``).
 MCP wants both schemas to describe objects: an output schema that does not is carried wrapped,
 ``{"value": <the tool's value>}``, and ``structuredContent`` is wrapped the same way
 (:func:`structured`). The annotations are derived, never declared twice: ``readOnlyHint`` from
@@ -15,8 +16,6 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
-
-from seamhost.run.arguments import model_declaration
 
 if TYPE_CHECKING:
     from seamhost.kernel.bundle import Bundle
@@ -45,7 +44,7 @@ def structured(spec: ToolSpec, value: Any) -> dict[str, Any]:
 
 def mcp_tool(spec: ToolSpec) -> types.Tool:
     """One tool as ``tools/list`` shows it."""
-    declared = model_declaration(spec)
+    declared = spec.model_declaration()
     read_only = spec.effect == "read-only"
     return types.Tool(
         name=spec.name,

@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING, Any
 from seamhost.approval.service import ApprovalService
 from seamhost.errors import ErrorCode, LimitReached, SeamUnavailable, describe
 from seamhost.llm.adapter import ModelFailed, ModelRequest, ToolCallProposal
-from seamhost.run.arguments import model_declaration
 from seamhost.run.budget import Budget
 from seamhost.run.conversation import Conversation
 from seamhost.run.model_request import RequestDigests, request_model
@@ -86,9 +85,8 @@ class Agent:
             tool_retries=limits.tool_retries if tool_retries is None else tool_retries,
         )
         names = set(bundle.tools) if visible_tools is None else set(visible_tools)
-        self._tools = tuple(
-            model_declaration(bundle.tools[name].spec) for name in sorted(names & set(bundle.tools))
-        )
+        shown = sorted(names & set(bundle.tools))
+        self._tools = tuple(bundle.tools[name].spec.model_declaration() for name in shown)
         self.budget = Budget(bundle.profile.limits, session)
         self.pipeline.budget = self.budget
         self._adapter: ModelAdapter | None = None

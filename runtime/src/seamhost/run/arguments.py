@@ -1,14 +1,16 @@
-"""A call's inputs, read before governance: its arguments, its escalation, its sandbox mode.
+"""A call's inputs, read before governance: its arguments and its escalation request.
 
-The arguments are the model's raw string, parsed as JSON, checked lossless and validated against
-the tool's input schema (design.md §5 step 3); an escalation request (`sandbox_permissions` with
-a `justification`) must name a strictly wider mode (§5, sandbox escalation); the effective mode
-is the last ``sandbox/mode`` event's, else the profile's (§5 step 7).
+Each function here is one step of design.md §5 step 3 that governance (the caller, which owns the
+proposal) takes in order, handing each what it needs: :func:`load_arguments` reads the model's
+raw string as a lossless JSON object; for a tool that may escalate, :func:`lift_escalation` takes
+the escalation fields out of it into the proposal; :func:`check_arguments` validates what is left
+against the tool's compiled input schema and makes it the call's value, frozen, with its digest;
+:func:`parse_escalation` checks that an escalation (`sandbox_permissions` with a
+`justification`) names a strictly wider mode (§5, sandbox escalation).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -19,25 +21,15 @@ from seamhost.errors import SeamhostError
 from seamhost.sandbox.policy import SandboxMode
 
 if TYPE_CHECKING:
+    from seamhost.jsonvalue import FrozenDict
     from seamhost.llm.adapter import ToolCallProposal
     from seamhost.schema import Validator
-    from seamhost.session.live import Session
-    from seamhost.tool.declaration import ToolSpec
+
+ESCALATION_FIELDS = ("sandbox_permissions", "justification")
 
 
-def effective_mode(session: Session, profile_mode: SandboxMode) -> SandboxMode:
-    """The last ``sandbox/mode`` event's mode, else the profile's (design.md §5 step 7)."""
-    record = session.last("sandbox/mode")
-    return SandboxMode(record.data["mode"]) if record is not None else profile_mode
-
-
-def parse_arguments(
-    validator: Validator, raw: str, lift: Callable[[dict[str, Any]], dict[str, Any]] | None = None
-) -> dict[str, Any] | str:
-    """The validated arguments, or a sentence saying why they are invalid.
-
-    `lift` takes the escalation fields out of the parsed object before it is validated.
-    """
+def load_arguments(raw: str) -> dict[str, Any] | str:
+    """The model's raw arguments as a lossless JSON object, or a sentence saying why not."""
     try:
         arguments = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
@@ -48,11 +40,42 @@ def parse_arguments(
         jsonvalue.check_lossless(arguments, "arguments")
     except jsonvalue.LossyValue as exc:
         return str(exc)
-    parsed: dict[str, Any] = arguments if lift is None else lift(arguments)
-    violation = validator(parsed)
+    return arguments
+
+
+def check_arguments(
+    validator: Validator, arguments: dict[str, Any]
+) -> tuple[FrozenDict, str] | str:
+    """The validated arguments, frozen, and their digest; or a sentence saying why invalid.
+
+    `arguments` come from :func:`load_arguments`, so they are known lossless and the digest
+    does not check them again.
+    """
+    violation = validator(arguments)
     if violation is not None:
         return violation.at("arguments")
-    return parsed
+    return jsonvalue.freeze(arguments), jsonvalue.digest(arguments, checked=True)
+
+
+def lift_escalation(
+    arguments: dict[str, Any], proposal: ToolCallProposal
+) -> tuple[dict[str, Any], ToolCallProposal]:
+    """The arguments without the escalation fields, and the proposal carrying them.
+
+    A model that was shown the tool's model declaration
+    (:meth:`~seamhost.tool.declaration.ToolSpec.model_declaration`) asks for escalation inside
+    its arguments; a proposal that already carries the fields (a scripted model) keeps its own.
+    """
+    if not any(name in arguments for name in ESCALATION_FIELDS):
+        return arguments, proposal
+    rest = {k: v for k, v in arguments.items() if k not in ESCALATION_FIELDS}
+    if proposal.sandbox_permissions is None and proposal.justification is None:
+        proposal = attrs.evolve(
+            proposal,
+            sandbox_permissions=arguments.get("sandbox_permissions"),
+            justification=arguments.get("justification"),
+        )
+    return rest, proposal
 
 
 class InvalidEscalation(SeamhostError, ValueError):
@@ -85,55 +108,3 @@ def parse_escalation(proposal: ToolCallProposal, mode: SandboxMode) -> SandboxMo
             f"{wanted} is not wider than the effective mode {mode}; nothing to escalate"
         )
     return wanted
-
-
-ESCALATION_FIELDS = ("sandbox_permissions", "justification")
-
-
-def can_escalate(spec: ToolSpec) -> bool:
-    """Whether calls of `spec` may ask for a wider sandbox mode (it writes or runs processes)."""
-    return spec.effect == "write" or spec.runs_subprocesses
-
-
-def model_declaration(spec: ToolSpec) -> dict[str, Any]:
-    """The declaration the model is shown: an escalating tool's schema offers the two fields.
-
-    Presentation only (design.md §12): the kernel takes them out of the arguments again
-    (:func:`lift_escalation`) before the arguments are validated against the tool's own schema.
-    """
-    declared = spec.declaration()
-    if not can_escalate(spec) or declared["input_schema"].get("type") != "object":
-        return declared
-    schema = dict(declared["input_schema"])
-    properties = dict(schema.get("properties", {}))
-    properties["sandbox_permissions"] = {
-        "enum": [m.value for m in SandboxMode],
-        "description": "a wider sandbox mode for this call only; a person is asked to approve",
-    }
-    properties["justification"] = {
-        "type": "string",
-        "description": "why this call needs the wider mode (required with sandbox_permissions)",
-    }
-    schema["properties"] = properties
-    declared["input_schema"] = schema
-    return declared
-
-
-def lift_escalation(
-    arguments: dict[str, Any], proposal: ToolCallProposal
-) -> tuple[dict[str, Any], ToolCallProposal]:
-    """The arguments without the escalation fields, and the proposal carrying them.
-
-    A model that was shown :func:`model_declaration` asks for escalation inside its arguments;
-    a proposal that already carries the fields (a scripted model) keeps its own.
-    """
-    if not any(name in arguments for name in ESCALATION_FIELDS):
-        return arguments, proposal
-    rest = {k: v for k, v in arguments.items() if k not in ESCALATION_FIELDS}
-    if proposal.sandbox_permissions is None and proposal.justification is None:
-        proposal = attrs.evolve(
-            proposal,
-            sandbox_permissions=arguments.get("sandbox_permissions"),
-            justification=arguments.get("justification"),
-        )
-    return rest, proposal

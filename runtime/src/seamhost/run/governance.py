@@ -16,23 +16,20 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from seamhost import jsonvalue
 from seamhost.approval.request import Answerers, ApprovalOutcome
 from seamhost.approval.service import ApprovalService, Grant
 from seamhost.errors import ErrorCode
 from seamhost.jsonvalue import FrozenDict
 from seamhost.run.arguments import (
     InvalidEscalation,
-    can_escalate,
-    effective_mode,
+    check_arguments,
     lift_escalation,
-    parse_arguments,
+    load_arguments,
     parse_escalation,
 )
 from seamhost.run.confining import Confinement
 from seamhost.run.outcomes import APPROVAL_CODES, Deferred, Ready, Refused, refused, trace
 from seamhost.sandbox.policy import SandboxMode
-from seamhost.schema import Validator, compile_schema
 from seamhost.tool.call import ToolInvocation
 from seamhost.tool.decision import Decision, Verdict
 from seamhost.tool.result import ToolResult
@@ -59,11 +56,13 @@ class Governance:
     # driver brings its own around them (mcp serve puts the client's elicitation first).
     answerers: Answerers | None = None
     _answerers: Answerers = attrs.field(init=False)
-    _validators: dict[str, Validator] = attrs.field(factory=dict, init=False)
-    _session_id: str = attrs.field(init=False)  # read on every call: a property chain otherwise
+    # Read on every call, and fixed for the governance's life: property chains otherwise.
+    _session_id: str = attrs.field(init=False)
+    _profile_mode: SandboxMode = attrs.field(init=False)  # the mode no sandbox/mode event changed
 
     def __attrs_post_init__(self) -> None:
         self._session_id = self.session.id
+        self._profile_mode = self.bundle.profile.sandbox.mode
         seams = self.bundle.seams
         self._answerers = self.answerers or Answerers(
             tuple(seams.implementers("approval/request")), seams.approval_request
@@ -173,8 +172,9 @@ class Governance:
     ) -> tuple[ToolInvocation, SandboxMode | None, str | None] | Refused:
         """Step 3: the tool, the validated, frozen arguments, the escalation and its reason.
 
-        The escalation fields may come inside the arguments (a model shown the escalating
-        declaration puts them there): the justification returned is the one lifted from them.
+        The escalation fields may come inside the arguments (a model shown the tool's model
+        declaration puts them there): they are lifted out here, into the proposal, before the
+        rest is checked against the tool's schema, and the justification returned is theirs.
         """
         call_id = proposal.call_id
         tool = self.bundle.tools.get(proposal.name)
@@ -182,24 +182,18 @@ class Governance:
             known = ", ".join(sorted(self.bundle.tools)) or "none"
             message = f"no tool named {proposal.name!r} in this bundle (tools: {known})"
             return Refused(None, ToolResult.failure(call_id, ErrorCode.UNKNOWN_TOOL, message))
-        validator = self._validators.get(tool.spec.name)
-        if validator is None:  # the bundle's tools are fixed: compile each schema once
-            validator = self._validators[tool.spec.name] = compile_schema(tool.spec.input_schema)
-        if can_escalate(tool.spec):  # the lifting closure only for a tool that may escalate
-            lifted = [proposal]
-
-            def lift(parsed: dict[str, Any]) -> dict[str, Any]:
-                rest, lifted[0] = lift_escalation(parsed, proposal)
-                return rest
-
-            arguments = parse_arguments(validator, proposal.arguments, lift)
-            proposal = lifted[0]
-        else:
-            arguments = parse_arguments(validator, proposal.arguments)
-        if isinstance(arguments, str):
-            failure = ToolResult.failure(call_id, ErrorCode.INVALID_ARGUMENTS, arguments)
-            return Refused(None, failure)
-        mode = effective_mode(self.session, self.bundle.profile.sandbox.mode)
+        loaded = load_arguments(proposal.arguments)
+        if isinstance(loaded, str):
+            return Refused(None, ToolResult.failure(call_id, ErrorCode.INVALID_ARGUMENTS, loaded))
+        if tool.spec.escalates:
+            loaded, proposal = lift_escalation(loaded, proposal)
+        checked = check_arguments(tool.arguments_validator, loaded)
+        if isinstance(checked, str):
+            return Refused(None, ToolResult.failure(call_id, ErrorCode.INVALID_ARGUMENTS, checked))
+        arguments, args_digest = checked
+        # The effective mode: the last sandbox/mode event's, else the profile's (§5 step 7).
+        record = self.session.last("sandbox/mode")
+        mode = SandboxMode(record.data["mode"]) if record is not None else self._profile_mode
         escalation = None
         if proposal.sandbox_permissions is not None or proposal.justification is not None:
             try:
@@ -215,8 +209,8 @@ class Governance:
             step,
             call_id,
             tool,
-            jsonvalue.freeze(arguments),  # arguments
-            jsonvalue.digest(arguments, checked=True),  # args_digest (checked when parsed)
+            arguments,
+            args_digest,
             self.workspace,
             mode,  # sandbox_mode
         )

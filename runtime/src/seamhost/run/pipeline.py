@@ -50,7 +50,6 @@ from seamhost.run.confining import Confinement, batches
 from seamhost.run.governance import Governance
 from seamhost.run.outcomes import Deferred, Ready, Refused, aborted
 from seamhost.sandbox.roots import Pins
-from seamhost.schema import Validator, compile_schema
 from seamhost.session.events import (
     InboxSpliced,
     ToolAttemptFailed,
@@ -97,7 +96,6 @@ class ToolPipeline:
     # The decision trail of each call being executed, by the id of its invocation: the body
     # puts it in its result's meta (a wrapper that passes another invocation just misses it).
     _trails: dict[int, tuple[FrozenDict, ...]] = attrs.field(factory=dict, init=False)
-    _outputs: dict[str, Validator] = attrs.field(factory=dict, init=False)  # by tool name
     _sandbox: Confinement = attrs.field(init=False)
     _governance: Governance = attrs.field(init=False)
     _redact: Callable[[str], str] = attrs.field(init=False)  # keeps secrets out of tool errors
@@ -352,10 +350,7 @@ class ToolPipeline:
         if trail is not None:
             meta["decisions"] = trail
         result = await run_body(spec, context, self.tool_timeout, meta, self._redact)
-        validator = self._outputs.get(spec.name)
-        if validator is None:  # the bundle's tools are fixed: compile each schema once
-            validator = self._outputs[spec.name] = compile_schema(spec.output_schema)
-        return stopped(check_output(result, spec, validator), spec)
+        return stopped(check_output(result, spec, call.tool.value_validator), spec)
 
     def _signal(self, call_id: str, cancelled: asyncio.Event) -> asyncio.Event:
         """The event that cancels call `call_id`: its own (:attr:`cancel_events`), or the step's."""

@@ -3,17 +3,24 @@
 A plugin registers :class:`ToolSpec` values through the :class:`ToolRegistrar` it receives; the
 bundle tags each with its plugin and descriptor digest (:class:`RegisteredTool`), which the
 bundle snapshot and every ``tool/call`` record carry.
+
+A tool's schemas take two forms, both fixed by its declaration: what the model is shown
+(:meth:`ToolSpec.model_declaration`, where a tool that may escalate offers the two escalation
+fields) and what its calls are checked against (:class:`RegisteredTool`'s validators, compiled
+once per registered tool, on its first call). Nothing about either is worked out again per call.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Literal, Protocol
 
 import attrs
 
 from seamhost.jsonvalue import digest
-from seamhost.schema import check_references
+from seamhost.sandbox.policy import SandboxMode
+from seamhost.schema import Validator, check_references, compile_schema
 
 Effect = Literal["read-only", "write"]
 # A coroutine function taking the call's ToolContext and returning its ToolOutput: precisely
@@ -46,6 +53,11 @@ class ToolSpec:
         """Whether dispatching the call again cannot double its effect (read-only or idempotent)."""
         return self.effect == "read-only" or self.idempotent
 
+    @functools.cached_property
+    def escalates(self) -> bool:
+        """Whether a call may ask for a wider sandbox mode (the tool writes or runs processes)."""
+        return self.effect == "write" or self.runs_subprocesses
+
     def declaration(self) -> dict[str, Any]:
         """The JSON declaration shown to operators and digested into the bundle."""
         declared = {
@@ -64,6 +76,29 @@ class ToolSpec:
             declared["origin"] = dict(self.origin)
         return declared
 
+    def model_declaration(self) -> dict[str, Any]:
+        """The declaration the model is shown: an escalating tool's schema offers the two fields.
+
+        Presentation only (design.md §12): governance takes them out of the arguments again
+        before it checks the arguments against the tool's own schema.
+        """
+        declared = self.declaration()
+        if not self.escalates or declared["input_schema"].get("type") != "object":
+            return declared
+        schema = dict(declared["input_schema"])
+        properties = dict(schema.get("properties", {}))
+        properties["sandbox_permissions"] = {
+            "enum": [m.value for m in SandboxMode],
+            "description": "a wider sandbox mode for this call only; a person is asked to approve",
+        }
+        properties["justification"] = {
+            "type": "string",
+            "description": "why this call needs the wider mode (required with sandbox_permissions)",
+        }
+        schema["properties"] = properties
+        declared["input_schema"] = schema
+        return declared
+
 
 @attrs.frozen
 class RegisteredTool:
@@ -80,6 +115,17 @@ class RegisteredTool:
         check_references(spec.input_schema, f"tool {spec.name!r} input_schema")
         check_references(spec.output_schema, f"tool {spec.name!r} output_schema")
         return cls(spec, plugin, digest({"plugin": plugin, **spec.declaration()}))
+
+    # Compiled on a call's first use, not at registration: building a bundle compiles nothing.
+    @functools.cached_property
+    def arguments_validator(self) -> Validator:
+        """The tool's input schema, compiled: what every call's arguments are checked against."""
+        return compile_schema(self.spec.input_schema)
+
+    @functools.cached_property
+    def value_validator(self) -> Validator:
+        """The tool's output schema, compiled: what every successful result's value must meet."""
+        return compile_schema(self.spec.output_schema)
 
 
 class ToolRegistrar(Protocol):
