@@ -73,7 +73,7 @@ def _mode_driver(
 
             return around
         case Mode.TRANSFORM:
-            return functools.partial(chains.transform, seam, impls, trace=trace)
+            return functools.partial(chains.transform, seam, impls, trace)
         case Mode.NOTIFY:
             return dispatch.notifier(seam, impls, trace=trace)
         case Mode.BARRIER:
