@@ -7,11 +7,12 @@ Usage::
 
 Where each page comes from:
 
-* ``seams.md``: :data:`seamhost.kernel.catalogue.SEAMS`, in catalogue order. For each seam, a
-  heading ``## <seam name>``; then its signature as :func:`signature_line` renders it (the hook name
-  followed by ``inspect.signature`` of its hook spec, in backticks); its mode and what its absence
-  means; then the hook spec's docstring. The dispatch modes come from the trailing comments of
-  :class:`seamhost.kernel.catalogue.Mode`.
+* ``seams.md``: :data:`seamhost.kernel.catalogue.SEAMS`, in catalogue order (the order the seams
+  are declared in :mod:`seamhost.kernel.hookspecs`). For each seam, a heading ``## <seam name>``;
+  then its signature as :func:`signature_line` renders it (the hook name followed by
+  ``inspect.signature`` of its hook spec, in backticks); its mode, what its absence means and
+  whether it is called synchronously, as its declaration says; then the hook spec's docstring.
+  The dispatch modes come from the trailing comments of :class:`seamhost.kernel.modes.Mode`.
 * ``errors.md``: every :class:`seamhost.errors.ErrorCode` member with the trailing comment that
   documents it in ``errors.py``, then every exception class derived from
   :class:`seamhost.errors.SeamhostError` that the kernel defines.
@@ -46,8 +47,9 @@ from refpages.text import GENERATOR, cell, header, markdown, member_comments
 
 from seamhost import errors
 from seamhost.cli import exitcodes
-from seamhost.kernel import catalogue, hookspecs
-from seamhost.kernel.catalogue import SEAMS, Seam
+from seamhost.kernel import modes
+from seamhost.kernel.catalogue import SEAMS
+from seamhost.kernel.modes import Seam
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -66,8 +68,7 @@ def signature_line(seam: Seam) -> str:
     The rendering rule is the hook name followed by ``str(inspect.signature(spec))``; hookspecs
     postpones annotations, so they render as the quoted strings written in the source.
     """
-    spec = getattr(hookspecs, seam.hook)
-    return f"`{seam.hook}{inspect.signature(spec)}`"
+    return f"`{seam.hook}{inspect.signature(seam.spec)}`"
 
 
 # --------------------------------------------------------------------------------------------
@@ -95,11 +96,10 @@ def render_seams() -> str:
     lines += [
         f"| {mode} | {cell(meaning)} |"
         for mode, meaning in zip(
-            catalogue.Mode, member_comments(catalogue, catalogue.Mode).values(), strict=True
+            modes.Mode, member_comments(modes, modes.Mode).values(), strict=True
         )
     ]
     for seam in SEAMS.values():
-        spec = getattr(hookspecs, seam.hook)
         lines += [
             "",
             f"## {seam.name}",
@@ -108,8 +108,13 @@ def render_seams() -> str:
             "",
             f"- **mode:** {seam.mode}",
             f"- **when missing:** {seam.missing}",
+            *(
+                ["- **synchronous:** called without awaiting; a coroutine function is refused"]
+                if seam.synchronous
+                else []
+            ),
             "",
-            markdown(inspect.getdoc(spec) or ""),
+            markdown(inspect.getdoc(seam.spec) or ""),
         ]
     lines += added_seams.render_added(shipped.shipped_plugins())
     return "\n".join(lines) + "\n"

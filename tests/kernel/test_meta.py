@@ -24,12 +24,12 @@ from seamhost.cli.exitcodes import ExitCode
 from seamhost.errors import ErrorCode
 from seamhost.kernel import hookspecs
 from seamhost.kernel.bundle import TRACE_ENV
-from seamhost.kernel.catalogue import SEAMS, Seam
+from seamhost.kernel.catalogue import SEAMS, hook_name
+from seamhost.kernel.modes import Mode, Seam
 from seamhost.kernel.plugins import DISABLE_ENV
 from seamhost.kernel.profile.files import PROFILE_PATH_ENV
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
     from types import ModuleType
 
 REPO = Path(__file__).resolve().parents[2]
@@ -40,14 +40,9 @@ REFERENCE = DOCS / "reference"
 seams = pytest.mark.parametrize("seam", list(SEAMS.values()), ids=list(SEAMS))
 
 
-def spec_of(seam: Seam) -> Callable[..., object]:
-    spec: Callable[..., object] = getattr(hookspecs, seam.hook)
-    return spec
-
-
 def signature_line(seam: Seam) -> str:
     """The rendering rule the reference uses: the hook name and ``inspect.signature``, quoted."""
-    return f"`{seam.hook}{inspect.signature(spec_of(seam))}`"
+    return f"`{seam.hook}{inspect.signature(seam.spec)}`"
 
 
 @cache
@@ -98,13 +93,29 @@ def test_every_hookspec_is_a_seam_and_every_seam_has_a_hookspec() -> None:
     specs = {name for name in dir(hookspecs) if pm.parse_hookspec_opts(hookspecs, name)}
     hooks = [seam.hook for seam in SEAMS.values()]
     assert len(set(hooks)) == len(hooks), "two seams map to the same hook name"
-    assert specs == set(hooks)
+    assert specs == set(hooks), "a hook spec without @seam, or a seam without a hook spec"
     assert all(name == seam.name for name, seam in SEAMS.items())
+    assert all(seam.spec is getattr(hookspecs, seam.hook) for seam in SEAMS.values())
+
+
+def test_a_misnamed_declaration_fails_when_the_catalogue_is_collected(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from seamhost.kernel import catalogue
+
+    @hookspecs.seam("tools/pre-check", Mode.GUARD, missing="allow")
+    def tools_precheck(call: object) -> None:
+        """Seam ``tools/pre-check`` (guard): misnamed on purpose."""
+
+    monkeypatch.setattr(hookspecs, "tools_precheck", tools_precheck, raising=False)
+    with pytest.raises(ValueError, match="declares tools/pre-check: name it tools_pre_check"):
+        catalogue._collect()
+    assert hook_name("tools/pre-check") == "tools_pre_check"
 
 
 @seams
 def test_hookspec_docstring_states_its_contract(seam: Seam) -> None:
-    doc = inspect.getdoc(spec_of(seam)) or ""
+    doc = inspect.getdoc(seam.spec) or ""
     first = doc.splitlines()[0] if doc else ""
     assert first.startswith(f"Seam ``{seam.name}`` ({seam.mode}): ")
     assert "Missing" in doc

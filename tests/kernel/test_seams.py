@@ -14,6 +14,12 @@ import pytest
 from seamhost.approval.request import ApprovalOutcome, ApprovalRequest
 from seamhost.errors import ErrorCode, PluginConflict, PluginLoadError, SeamFailed, SeamUnavailable
 from seamhost.jsonvalue import freeze
+from seamhost.kernel import seams as facade
+from seamhost.kernel.bundle import make_plugin_manager
+from seamhost.kernel.catalogue import SEAMS
+from seamhost.kernel.hookspecs import hookimpl, seam
+from seamhost.kernel.modes import SEAM_ATTRIBUTE, Mode
+from seamhost.kernel.seams import Seams
 from seamhost.llm.adapter import ModelRequest, TextDelta
 from seamhost.run.sessions import create_session
 from seamhost.sandbox.confinement import ConfineRequest
@@ -21,7 +27,7 @@ from seamhost.sandbox.policy import SandboxMode
 from seamhost.session.events import TurnStart
 from seamhost.session.live import StepContext
 from seamhost.tool.call import ToolExecution, ToolInvocation, ToolOutput
-from seamhost.tool.decision import Verdict
+from seamhost.tool.decision import Decision, Verdict
 from seamhost.tool.declaration import RegisteredTool, ToolSpec
 from seamhost.tool.result import ToolResult
 from tests.conftest import BundleMaker, plugin_source, plugin_state
@@ -520,3 +526,46 @@ def test_seam_approval_service(make_bundle: BundleMaker) -> None:
     assert (service.default_policy, service.timeout) == ("never", 1.0)
     empty = make_bundle({"alpha": plugin_source(TOOL.format(tool="t"), name="alpha")})
     assert empty.seams.approval_service() is None
+
+
+# --------------------------------------------------------------------------------------------
+# a seam's declaration is all the façade needs
+# --------------------------------------------------------------------------------------------
+
+
+class ToySpecs:
+    """A seam declared as hookspecs declares each of the kernel's, and nowhere else."""
+
+    @seam("toy/floor", Mode.GUARD, missing="allow")
+    def toy_floor(self, call: ToolInvocation) -> Decision | None:
+        """Seam ``toy/floor`` (guard): a floor the façade has no method for."""
+
+
+class ToyFloor:
+    @hookimpl
+    def toy_floor(self, call: ToolInvocation) -> Decision:
+        return Decision.deny(f"{call.tool.spec.name} is below the floor")
+
+
+def test_a_seam_declared_once_is_driven_in_its_mode(monkeypatch: pytest.MonkeyPatch) -> None:
+    toy = getattr(ToySpecs.toy_floor, SEAM_ATTRIBUTE)
+    monkeypatch.setattr(facade, "SEAMS", {**SEAMS, toy.name: toy})
+    pm = make_plugin_manager((ToySpecs,))
+    pm.register(ToyFloor(), name="floor")
+    decision = run(Seams(pm).driver("toy/floor")(invocation()))
+    assert (decision.verdict, decision.reason, decision.plugin) == (
+        Verdict.DENY,
+        "probe is below the floor",
+        "floor",
+    )
+
+
+def test_every_seam_is_driven_by_its_mode_or_by_a_method_of_its_own() -> None:
+    seams = Seams(make_plugin_manager())
+    for declared in SEAMS.values():
+        try:
+            seams.driver(declared.name)
+        except KeyError:
+            assert callable(getattr(Seams, declared.hook, None)), declared.name
+    with pytest.raises(KeyError):
+        seams.driver("llm/stream")  # an around seam whose links stream: its own method drives it

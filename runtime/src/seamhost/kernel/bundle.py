@@ -41,7 +41,8 @@ from seamhost.errors import (
     describe,
 )
 from seamhost.kernel import hookspecs
-from seamhost.kernel.catalogue import SEAMS, SINGLE_PROVIDER, Mode, hook_name
+from seamhost.kernel.catalogue import SEAMS, SINGLE_PROVIDER, hook_name
+from seamhost.kernel.modes import Mode
 from seamhost.kernel.plugins import PluginContext
 from seamhost.kernel.profile.resolve import PluginEntry, Profile
 from seamhost.kernel.seams import Seams
@@ -58,10 +59,6 @@ if TYPE_CHECKING:
     from seamhost.session.store import SessionStore
 
 TRACE_ENV = "SEAMHOST_TRACE_HOOKS"
-# Start-up seams the façade calls synchronously; a coroutine implementation would never run.
-SYNCHRONOUS_SEAMS = frozenset(
-    {"tools/register", "session/store", "llm/adapter", "approval/service"}
-)
 # Declared in `provides` by a checkpoint policy: sessions of the bundle are written with barriers.
 CHECKPOINT_CAPABILITY = "session/checkpoint"
 
@@ -351,7 +348,8 @@ def _check_implementations(
                 raise SeamContractError(
                     seam_name, plugin, "wrapper implementations are refused; use an around seam"
                 )
-            if seam_name in SYNCHRONOUS_SEAMS and inspect.iscoroutinefunction(impl.function):
+            # The façade calls these without awaiting: a coroutine implementation would never run.
+            if seam.synchronous and inspect.iscoroutinefunction(impl.function):
                 raise SeamContractError(
                     seam_name, plugin, "is called synchronously at start-up; use a plain function"
                 )

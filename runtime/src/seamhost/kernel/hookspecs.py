@@ -1,25 +1,31 @@
 # mypy: disable-error-code="empty-body"
 # (a hook spec is a signature and a contract; it never runs, so it has no body)
-"""Hook specifications: one per seam of the catalogue (:mod:`seamhost.kernel.catalogue`).
+"""Hook specifications: each declares one seam, once, for the whole kernel.
+
+``@seam(name, mode, missing=...)`` on a spec is the seam's only declaration: it marks the spec as
+a pluggy hook spec and records a :class:`~seamhost.kernel.modes.Seam` on it, from which the
+catalogue (:mod:`seamhost.kernel.catalogue`), the façade's dispatch (:mod:`seamhost.kernel.seams`)
+and the seam reference are derived. The spec's signature is the hook's; its docstring is the
+seam's contract: when it is called, its dispatch mode, what its return values mean, and what
+happens when no plugin implements it or an implementation raises.
 
 Plugins implement these with ``@seamhost.hookimpl``. Implementations may be plain functions or
-coroutine functions (the kernel's façade awaits what it gets), except those of the start-up seams
-``tools/register``, ``session/store`` and ``llm/adapter``, which are called synchronously: a
-coroutine function there is refused when the bundle is built. An implementation may declare any
-subset of a spec's arguments. Implementations are driven one by
-one by the façade, so a failure is always attributed to the plugin that raised. ``hookwrapper`` and
-``wrapper`` implementations are refused at startup: use the around seams instead.
-
-Each docstring states when the hook is called, its dispatch mode, what its return values mean, and
-what happens when no plugin implements it or an implementation raises.
+coroutine functions (the kernel's façade awaits what it gets), except those of the seams declared
+``synchronous`` (the start-up seams ``tools/register``, ``session/store``, ``llm/adapter`` and
+``approval/service``): a coroutine function there is refused when the bundle is built. An
+implementation may declare any subset of a spec's arguments. Implementations are driven one by
+one by the façade, so a failure is always attributed to the plugin that raised. ``hookwrapper``
+and ``wrapper`` implementations are refused at startup: use the around seams instead.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable
-from typing import TYPE_CHECKING
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import TYPE_CHECKING, TypeVar
 
 import pluggy
+
+from seamhost.kernel.modes import SEAM_ATTRIBUTE, Mode, Seam
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -42,12 +48,36 @@ PROJECT = "seamhost"
 hookspec = pluggy.HookspecMarker(PROJECT)
 hookimpl = pluggy.HookimplMarker(PROJECT)
 
+Spec = TypeVar("Spec", bound=Callable[..., object])
+
+
+def seam(
+    name: str, mode: Mode, *, missing: str, synchronous: bool = False
+) -> Callable[[Spec], Spec]:
+    """Declare the seam `name` on the hook spec below it; see the module docstring.
+
+    `missing` says in a few words what happens when no plugin implements it (the spec's
+    docstring says it in full); `synchronous` seams are called at start-up without awaiting.
+    """
+
+    def declare(spec: Spec) -> Spec:
+        setattr(spec, SEAM_ATTRIBUTE, Seam(name, mode, missing, spec, synchronous))
+        return hookspec(spec)
+
+    return declare
+
+
 # --------------------------------------------------------------------------------------------
 # start-up: registration and services
 # --------------------------------------------------------------------------------------------
 
 
-@hookspec
+@seam(
+    "tools/register",
+    Mode.REGISTRATION,
+    missing="no tools; every call is UNKNOWN_TOOL",
+    synchronous=True,
+)
 def tools_register(register: ToolRegistrar) -> None:
     """Seam ``tools/register`` (registration): declare the tools a plugin supplies.
 
@@ -62,7 +92,12 @@ def tools_register(register: ToolRegistrar) -> None:
     """
 
 
-@hookspec
+@seam(
+    "session/store",
+    Mode.PROVIDER,
+    missing="sessions are memory-only; a profile that requires durability fails at startup",
+    synchronous=True,
+)
 def session_store() -> SessionStore:
     """Seam ``session/store`` (provider): supply the storage backend for session logs.
 
@@ -75,7 +110,7 @@ def session_store() -> SessionStore:
     """
 
 
-@hookspec
+@seam("llm/adapter", Mode.PROVIDER, missing="MODEL_UNAVAILABLE", synchronous=True)
 def llm_adapter() -> ModelAdapter:
     """Seam ``llm/adapter`` (provider): supply the model adapter.
 
@@ -88,7 +123,7 @@ def llm_adapter() -> ModelAdapter:
     """
 
 
-@hookspec
+@seam("llm/replay", Mode.PROVIDER, missing="`seamhost run SCENARIO` refuses: nothing replays it")
 def llm_replay(path: Path, first_turn: int) -> Script:
     """Seam ``llm/replay`` (provider): load a recorded conversation for the model to replay.
 
@@ -107,7 +142,12 @@ def llm_replay(path: Path, first_turn: int) -> Script:
     """
 
 
-@hookspec
+@seam(
+    "approval/service",
+    Mode.PROVIDER,
+    missing="the kernel's service: policy ask unless an approval/policy event says never",
+    synchronous=True,
+)
 def approval_service() -> ApprovalService:
     """Seam ``approval/service`` (provider): supply the approval service.
 
@@ -123,7 +163,7 @@ def approval_service() -> ApprovalService:
     """
 
 
-@hookspec
+@seam("sandbox/confine", Mode.PROVIDER, missing="SANDBOX_UNAVAILABLE for any confining mode")
 def sandbox_confine(request: ConfineRequest) -> ConfinedCommand | Awaitable[ConfinedCommand]:
     """Seam ``sandbox/confine`` (provider): wrap a subprocess argv in confinement.
 
@@ -144,7 +184,7 @@ def sandbox_confine(request: ConfineRequest) -> ConfinedCommand | Awaitable[Conf
 # --------------------------------------------------------------------------------------------
 
 
-@hookspec
+@seam("session/event", Mode.NOTIFY, missing="nothing")
 def session_event(session: Session, record: Record) -> Awaitable[None] | None:
     """Seam ``session/event`` (notify): observe every record committed to a session.
 
@@ -157,7 +197,7 @@ def session_event(session: Session, record: Record) -> Awaitable[None] | None:
     """
 
 
-@hookspec
+@seam("session/flush", Mode.BARRIER, missing="a required checkpoint fails (CHECKPOINT_FAILED)")
 def session_flush(session: Session) -> Awaitable[None] | None:
     """Seam ``session/flush`` (barrier): make every record appended so far durable.
 
@@ -177,7 +217,7 @@ def session_flush(session: Session) -> Awaitable[None] | None:
 # --------------------------------------------------------------------------------------------
 
 
-@hookspec
+@seam("agent/pre-step", Mode.AROUND, missing="the step proceeds")
 def agent_pre_step(ctx: StepContext, call_next: StepNext) -> Awaitable[None]:
     """Seam ``agent/pre-step`` (around): run before each agent step.
 
@@ -191,7 +231,7 @@ def agent_pre_step(ctx: StepContext, call_next: StepNext) -> Awaitable[None]:
     """
 
 
-@hookspec
+@seam("llm/stream", Mode.AROUND, missing="the request passes straight to the llm/adapter")
 def llm_stream(request: ModelRequest, call_next: StreamNext) -> AsyncIterator[ModelEvent]:
     """Seam ``llm/stream`` (around): wrap the request to the model.
 
@@ -210,7 +250,7 @@ def llm_stream(request: ModelRequest, call_next: StreamNext) -> AsyncIterator[Mo
 # --------------------------------------------------------------------------------------------
 
 
-@hookspec
+@seam("tools/pre-execute", Mode.DECISION, missing="allow")
 def tools_pre_execute(call: ToolInvocation) -> Decision | Awaitable[Decision | None] | None:
     """Seam ``tools/pre-execute`` (decision): vote on a validated call.
 
@@ -224,7 +264,7 @@ def tools_pre_execute(call: ToolInvocation) -> Decision | Awaitable[Decision | N
     """
 
 
-@hookspec
+@seam("tools/guard", Mode.GUARD, missing="allow")
 def tools_guard(call: ToolInvocation) -> Decision | Awaitable[Decision | None] | None:
     """Seam ``tools/guard`` (guard): a floor that may only deny.
 
@@ -240,7 +280,7 @@ def tools_guard(call: ToolInvocation) -> Decision | Awaitable[Decision | None] |
     """
 
 
-@hookspec
+@seam("approval/request", Mode.PROVIDER_CHAIN, missing="unavailable, so the call is denied")
 def approval_request(
     request: ApprovalRequest,
 ) -> ApprovalOutcome | Awaitable[ApprovalOutcome | None] | None:
@@ -258,7 +298,7 @@ def approval_request(
     """
 
 
-@hookspec
+@seam("tools/execute", Mode.AROUND, missing="the tool body runs")
 def tools_execute(execution: ToolExecution, call_next: ExecuteNext) -> Awaitable[ToolResult]:
     """Seam ``tools/execute`` (around): wrap the tool body.
 
@@ -273,7 +313,7 @@ def tools_execute(execution: ToolExecution, call_next: ExecuteNext) -> Awaitable
     """
 
 
-@hookspec
+@seam("tools/post-execute", Mode.TRANSFORM, missing="the result is accepted")
 def tools_post_execute(
     call: ToolInvocation, result: ToolResult
 ) -> Replace | Block | Awaitable[Replace | Block | None] | None:
@@ -289,7 +329,7 @@ def tools_post_execute(
     """
 
 
-@hookspec
+@seam("tools/result", Mode.NOTIFY, missing="nothing")
 def tools_result(call: ToolInvocation | None, result: ToolResult) -> Awaitable[None] | None:
     """Seam ``tools/result`` (notify): observe every settled call, refusals included.
 
@@ -305,7 +345,11 @@ def tools_result(call: ToolInvocation | None, result: ToolResult) -> Awaitable[N
     """
 
 
-@hookspec
+@seam(
+    "tools/reconcile",
+    Mode.OWNER,
+    missing="unknown outcomes stay unknown until a person reconciles them",
+)
 def tools_reconcile(probe: Probe) -> ProbeAnswer | Awaitable[ProbeAnswer]:
     """Seam ``tools/reconcile`` (owner): look up what an attempt whose outcome is unknown did.
 

@@ -2,26 +2,28 @@
 
 The façade reads each seam's implementations from pluggy in pluggy's call order (``tryfirst``
 first, then the most recently registered), turns them into :class:`~seamhost.kernel.dispatch.Impl`
-values tagged with their plugin, and drives them in the seam's mode
-(:mod:`seamhost.kernel.dispatch`). The bundle registers plugins in reverse profile order, so for
-plugins without ``tryfirst`` or ``trylast`` the call order is the order the profile lists them: the
-first is outermost.
+values tagged with their plugin, and drives them in the seam's mode. The bundle registers plugins
+in reverse profile order, so for plugins without ``tryfirst`` or ``trylast`` the call order is the
+order the profile lists them: the first is outermost.
+
+How a seam is driven comes from its declaration (:mod:`seamhost.kernel.hookspecs`): for a mode
+whose rules alone say how, the mode's driver (:mod:`seamhost.kernel.dispatch`,
+:mod:`seamhost.kernel.chains`) is bound to the seam once, when the façade is built, and the seam's
+method only calls it; :meth:`Seams.driver` reaches it for a seam with no method of its own. The
+seams that need more than their mode says have methods that drive them by hand, and say why.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping
+import functools
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from seamhost.errors import (
-    SeamFailed,
-    SeamhostError,
-    SeamUnavailable,
-    describe,
-)
-from seamhost.kernel import chains, dispatch
-from seamhost.kernel.catalogue import SEAMS, hook_name
+from seamhost.errors import SeamFailed, SeamUnavailable, describe
+from seamhost.kernel import chains, dispatch, registration
+from seamhost.kernel.catalogue import SEAMS
 from seamhost.kernel.dispatch import Impl, Tracer
+from seamhost.kernel.modes import Mode
 
 # The values of running sessions (decisions, results, approvals) are imported where a seam that
 # carries them is driven: building a bundle, which every command does, never needs them.
@@ -46,6 +48,39 @@ if TYPE_CHECKING:
     from seamhost.tool.result import ToolResult
 
 
+# Seams whose mode has a driver, but which need something the mode does not say: each is driven
+# by its own method below, which says what.
+_OWN_DRIVER = frozenset({"llm/replay", "sandbox/confine", "llm/stream", "tools/execute"})
+
+
+def _mode_driver(
+    mode: Mode, seam: str, impls: Sequence[Impl], trace: Tracer
+) -> Callable[..., Any] | None:
+    """`mode`'s driver bound to `seam`: a function of the seam's arguments, in its spec's order.
+
+    ``None`` for the modes whose seams each need their own driving: registration builds the tool
+    table, and a provider chain's or an owner's answers have a vocabulary of the seam's own.
+    """
+    match mode:
+        case Mode.PROVIDER:
+            return dispatch.provider(seam, impls, trace=trace)
+        case Mode.DECISION | Mode.GUARD:
+            return dispatch.decider(seam, impls, trace=trace, guard=mode is Mode.GUARD)
+        case Mode.AROUND:
+
+            def around(ctx: Any, innermost: Callable[[Any], Awaitable[Any]]) -> Awaitable[Any]:
+                return chains.around(seam, impls, innermost, trace=trace)(ctx)
+
+            return around
+        case Mode.TRANSFORM:
+            return functools.partial(chains.transform, seam, impls, trace)
+        case Mode.NOTIFY:
+            return dispatch.notifier(seam, impls, trace=trace)
+        case Mode.BARRIER:
+            return lambda *args: dispatch.barrier(seam, impls, args, trace=trace)
+    return None
+
+
 class Seams:
     """Drives every seam of one bundle. Built by the bundle; fixed for its life.
 
@@ -63,10 +98,11 @@ class Seams:
         names = dict(plugin_names or {})
         self._trace = Tracer(trace)
         self._impls: dict[str, tuple[Impl, ...]] = {}
-        for seam in SEAMS:
-            caller = getattr(pm.hook, hook_name(seam))
+        self._drivers: dict[str, Callable[..., Any]] = {}
+        for seam in SEAMS.values():
+            caller = getattr(pm.hook, seam.hook)
             spec = tuple(caller.spec.argnames) if caller.spec is not None else ()
-            self._impls[seam] = tuple(
+            impls = self._impls[seam.name] = tuple(
                 Impl.of(
                     names.get(impl.plugin_name, impl.plugin_name),
                     impl.function,
@@ -75,10 +111,9 @@ class Seams:
                 )
                 for impl in reversed(caller.get_hookimpls())
             )
-        self._notifiers = {
-            seam: dispatch.notifier(seam, self._impls[seam], trace=self._trace)
-            for seam in ("session/event", "tools/result")
-        }
+            driver = _mode_driver(seam.mode, seam.name, impls, self._trace)
+            if driver is not None and seam.name not in _OWN_DRIVER:
+                self._drivers[seam.name] = driver
         self._execute_chain: tuple[Any, Callable[[ToolExecution], Awaitable[ToolResult]]] | None
         self._execute_chain = None
 
@@ -91,50 +126,50 @@ class Seams:
     def has(self, seam: str) -> bool:
         return bool(self._impls[seam])
 
+    def driver(self, seam: str) -> Callable[..., Any]:
+        """The function that drives `seam` in its mode: call it with the seam's arguments.
+
+        For a seam without a method of its own (a seam just declared, say); the methods below
+        call the same function. A seam its mode alone cannot drive has none (`KeyError`).
+        """
+        return self._drivers[seam]
+
     # -- registration -----------------------------------------------------------------------
 
     def tools_register(self) -> dict[str, RegisteredTool]:
         """``tools/register``: collect every plugin's tools; a duplicate name names both."""
-        return dispatch.register_tools(self._impls["tools/register"], trace=self._trace)
+        return registration.register_tools(self._impls["tools/register"], trace=self._trace)
 
     # -- providers --------------------------------------------------------------------------
 
     def session_store(self) -> SessionStore | None:
         """``session/store``: the storage backend, or ``None`` (sessions are memory-only)."""
-        impls = self._impls["session/store"]
-        if not impls:
+        # Its absence is no error but the caller's cue to fall back: the mode does not say that.
+        if not self.has("session/store"):
             return None
-        impl = dispatch.only("session/store", impls)
-        if self._trace.enabled:
-            self._trace("session/store", impl.plugin, "provide")
-        store: SessionStore = _provide("session/store", impl)
+        store: SessionStore = self._drivers["session/store"]()
         return store
 
     def llm_adapter(self) -> ModelAdapter:
         """``llm/adapter``: the model adapter; raises `SeamUnavailable` when missing."""
-        impl = dispatch.only("llm/adapter", self._impls["llm/adapter"])
-        if self._trace.enabled:
-            self._trace("llm/adapter", impl.plugin, "provide")
-        adapter: ModelAdapter = _provide("llm/adapter", impl)
+        adapter: ModelAdapter = self._drivers["llm/adapter"]()
         return adapter
 
     def llm_replay(self, path: Path, first_turn: int = 1) -> Script:
         """``llm/replay``: the script the model will replay; `SeamUnavailable` when missing."""
+        # Driven by hand: its trace line names the scenario file, which the mode cannot know.
         impl = dispatch.only("llm/replay", self._impls["llm/replay"])
         if self._trace.enabled:
             self._trace("llm/replay", impl.plugin, str(path))
-        script: Script = _provide("llm/replay", impl, path, first_turn)
+        script: Script = dispatch.provide("llm/replay", impl, path, first_turn)
         return script
 
     def approval_service(self) -> ApprovalService | None:
         """``approval/service``: the configured service, or ``None`` (use the kernel's)."""
-        impls = self._impls["approval/service"]
-        if not impls:
+        # Its absence is no error but the caller's cue to fall back: the mode does not say that.
+        if not self.has("approval/service"):
             return None
-        impl = dispatch.only("approval/service", impls)
-        if self._trace.enabled:
-            self._trace("approval/service", impl.plugin, "provide")
-        service: ApprovalService = _provide("approval/service", impl)
+        service: ApprovalService = self._drivers["approval/service"]()
         return service
 
     async def sandbox_confine(self, request: ConfineRequest) -> tuple[ConfinedCommand, str]:
@@ -142,6 +177,8 @@ class Seams:
 
         Raises `SeamUnavailable` when no plugin provides the seam; a raising provider propagates.
         """
+        # Driven by hand: the provider may be a coroutine function, the runner classifies its
+        # errors itself, and the caller needs to know which plugin confined the command.
         impl = dispatch.only("sandbox/confine", self._impls["sandbox/confine"])
         confined: ConfinedCommand = await dispatch.settle(impl.call(request))
         if self._trace.enabled:
@@ -159,19 +196,18 @@ class Seams:
 
     def session_event(self, session: Session, record: Record) -> None:
         """``session/event``: notify observers of a committed record."""
-        self._notifiers["session/event"](session, record)
+        self._drivers["session/event"](session, record)
 
     def observer(self, seam: str) -> Callable[..., None]:
         """The function that notifies the observers of `seam` (``session/event`` or
         ``tools/result``), as the seam's method does: for a caller that notifies on every
         record or result, one frame fewer each time."""
-        return self._notifiers[seam]
+        notify: Callable[..., None] = self._drivers[seam]
+        return notify
 
     async def session_flush(self, session: Session) -> None:
         """``session/flush``: the barrier; raises `SeamUnavailable` when nobody implements it."""
-        await dispatch.barrier(
-            "session/flush", self._impls["session/flush"], (session,), trace=self._trace
-        )
+        await self._drivers["session/flush"](session)
 
     # -- the agent loop ---------------------------------------------------------------------
 
@@ -179,10 +215,7 @@ class Seams:
         self, ctx: StepContext, proceed: Callable[[StepContext], Awaitable[None]]
     ) -> None:
         """``agent/pre-step``: run the chain; `proceed` is the innermost link."""
-        chain = chains.around(
-            "agent/pre-step", self._impls["agent/pre-step"], proceed, trace=self._trace
-        )
-        await chain(ctx)
+        await self._drivers["agent/pre-step"](ctx, proceed)
 
     def llm_stream(
         self,
@@ -190,6 +223,7 @@ class Seams:
         adapter: Callable[[ModelRequest], AsyncIterator[ModelEvent]],
     ) -> AsyncIterator[ModelEvent]:
         """``llm/stream``: the stream of model events, through every wrapper to `adapter`."""
+        # Driven by hand: its links return async iterators of events, not awaitables.
         chain = chains.around_stream(
             "llm/stream", self._impls["llm/stream"], adapter, trace=self._trace
         )
@@ -199,16 +233,12 @@ class Seams:
 
     def tools_pre_execute(self, call: ToolInvocation) -> Coroutine[Any, Any, Decision]:
         """``tools/pre-execute``: the most restrictive vote (allow when nobody votes)."""
-        return dispatch.decide(
-            "tools/pre-execute",
-            self._impls["tools/pre-execute"],
-            (call,),
-            trace=self._trace,
-            guard=False,
-        )
+        decided: Coroutine[Any, Any, Decision] = self._drivers["tools/pre-execute"](call)
+        return decided
 
     async def approval_request(self, request: ApprovalRequest) -> ChainAnswer:
         """``approval/request``: the first answer in the chain; ``answer is None`` → unavailable."""
+        # Driven by hand: only an ApprovalOutcome is an answer, which the mode does not say.
         from seamhost.approval.request import ApprovalOutcome
 
         return await dispatch.first_answer(
@@ -221,9 +251,8 @@ class Seams:
 
     def tools_guard(self, call: ToolInvocation) -> Coroutine[Any, Any, Decision]:
         """``tools/guard``: deny if any guard denies (or raises); allow otherwise."""
-        return dispatch.decide(
-            "tools/guard", self._impls["tools/guard"], (call,), trace=self._trace, guard=True
-        )
+        guarded: Coroutine[Any, Any, Decision] = self._drivers["tools/guard"](call)
+        return guarded
 
     def tools_execute(
         self,
@@ -234,6 +263,8 @@ class Seams:
 
         The chain is composed once per `body` (a pipeline passes the same one for every call).
         """
+        # Driven by hand: a raising wrapper becomes the call's error result, not an exception,
+        # and the chain is kept for the next call: neither is the around mode's to say.
         chain = self._execute_chain
         if chain is None or chain[0] is not body:
             chain = self._execute_chain = (
@@ -251,9 +282,8 @@ class Seams:
     def tools_post_execute(self, call: ToolInvocation, result: ToolResult) -> Awaitable[ToolResult]:
         """``tools/post-execute``: apply each transform in order; a block or a raise blocks."""
         # The driver's coroutine as it is: one frame fewer on every call.
-        return chains.transform(
-            "tools/post-execute", self._impls["tools/post-execute"], call, result, trace=self._trace
-        )
+        governed: Awaitable[ToolResult] = self._drivers["tools/post-execute"](call, result)
+        return governed
 
     async def tools_reconcile(self, tool: RegisteredTool, probe: Probe) -> ProbeAnswer:
         """``tools/reconcile``: ask the plugin that registered `tool` about one attempt.
@@ -261,6 +291,7 @@ class Seams:
         Raises `SeamUnavailable` when that plugin does not implement the seam, and `SeamFailed`
         when it raises or answers anything but ``Resolved`` or ``Pending`` (fail closed).
         """
+        # Driven by hand: the owner is the tool's plugin, and only Resolved or Pending answers.
         from seamhost.tool.reconcile import Pending, Resolved
 
         impls = [i for i in self._impls["tools/reconcile"] if i.plugin == tool.plugin]
@@ -280,17 +311,7 @@ class Seams:
 
     def tools_result(self, call: ToolInvocation | None, result: ToolResult) -> None:
         """``tools/result``: notify observers; their failures never change the result."""
-        self._notifiers["tools/result"](call, result)
-
-
-def _provide(seam: str, impl: Impl, *args: Any) -> Any:
-    """Call a provider with `args`; a raise becomes `SeamFailed` naming the plugin."""
-    try:
-        return impl.call(*args)
-    except SeamhostError:
-        raise
-    except Exception as exc:
-        raise SeamFailed(seam, ((impl.plugin, describe(exc)),)) from exc
+        self._drivers["tools/result"](call, result)
 
 
 def _execute_failed(impl: Impl, exc: Exception, execution: ToolExecution) -> ToolResult:
