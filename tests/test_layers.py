@@ -12,9 +12,9 @@ its own package and any lower layer, never a higher one. The runtime imports no 
 
 Each plugin distribution (``plugins/*/src/<package>``) sits above the runtime: within its package
 there is no cycle either, and outside it a plugin imports only the runtime's public surface (the
-root ``seamhost``, the foundation modules and ``seamhost.testing``, design.md §2 "The public import
-surface"; ``tests/test_public_imports.py`` holds it to the exported names too), never another
-plugin's package: plugins meet through the seams, not through each other's code.
+root ``seamhost``, the public foundation modules and ``seamhost.testing``, design.md §2 "The public
+import surface", as ``tests/test_public_imports.py`` lists it), never another plugin's package:
+plugins meet through the seams, not through each other's code.
 """
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.test_public_imports import is_public
 
 ROOT = Path(__file__).parent.parent
 RUNTIME = ROOT / "runtime" / "src" / "seamhost"
@@ -60,7 +62,6 @@ LAYERS = [
     {"cli"},
     {"__init__", "__main__"},
 ]
-SURFACE = FOUNDATION | {"testing"}  # with the root package: what a plugin may import
 # persistence-jsonl's cycles (layout <-> snapshots, frame_chain <-> reading) are the storage
 # branch's to break; remove this mark and its two uses once it is merged.
 STORAGE = pytest.mark.xfail(strict=True, reason="broken by the storage branch")
@@ -151,11 +152,6 @@ def layer_of(name: str) -> int:
     parts = name.split(".")
     top = parts[1] if len(parts) > 1 else "__init__"
     return next(index for index, layer in enumerate(LAYERS) if top in layer)
-
-
-def on_the_surface(name: str) -> bool:
-    parts = name.split(".")
-    return parts[0] == "seamhost" and (len(parts) == 1 or parts[1] in SURFACE)
 
 
 def where(name: str, line: int) -> str:
@@ -269,7 +265,7 @@ def test_a_plugin_imports_its_package_and_the_runtime_surface(plugin: str) -> No
         for name, targets in graph().items()
         if package_of(name) == package
         for target, line in targets.items()
-        if package_of(target) != package and not on_the_surface(target)
+        if package_of(target) != package and not is_public(target)
     ]
     assert not wrong, "imports of another plugin or of the runtime's internals:\n" + "\n".join(
         wrong
