@@ -62,9 +62,6 @@ LAYERS = [
     {"cli"},
     {"__init__", "__main__"},
 ]
-# persistence-jsonl's cycles (layout <-> snapshots, frame_chain <-> reading) are the storage
-# branch's to break; remove this mark and its two uses once it is merged.
-STORAGE = pytest.mark.xfail(strict=True, reason="broken by the storage branch")
 
 
 def modules(package: Path) -> dict[str, Path]:
@@ -222,13 +219,7 @@ def test_the_walk_sees_the_runtime_and_every_plugin() -> None:
     assert "seamhost.jsonvalue" in edges["seamhost_model_scripted.scenario"]
 
 
-@pytest.mark.parametrize(
-    "distribution",
-    [
-        pytest.param(d, marks=STORAGE) if d == "persistence-jsonl" else d
-        for d in sorted(DISTRIBUTIONS)
-    ],
-)
+@pytest.mark.parametrize("distribution", sorted(DISTRIBUTIONS))
 def test_no_import_cycle_within(distribution: str) -> None:
     package = DISTRIBUTIONS[distribution].name
     found = [c for c in all_cycles() if any(package_of(name) == package for name in c)]
@@ -238,7 +229,6 @@ def test_no_import_cycle_within(distribution: str) -> None:
     )
 
 
-@STORAGE
 @pytest.mark.parametrize(
     "found", [all_cycles()], ids=lambda found: f"{len(found)} cycles across runtime and plugins"
 )
