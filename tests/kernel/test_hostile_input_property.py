@@ -14,7 +14,7 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from seamhost_model_scripted.scenario import load_scenario
+from seamhost_model_scripted.scenario_reader import load_scenario
 
 from seamhost.errors import ConfigError
 from seamhost.input_limits import PROFILE_BYTES

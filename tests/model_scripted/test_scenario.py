@@ -20,8 +20,8 @@ from seamhost_model_scripted.scenario import (
     ScenarioCall,
     ScenarioStep,
     ScenarioTurn,
-    load_scenario,
 )
+from seamhost_model_scripted.scenario_reader import load_scenario
 
 from seamhost.errors import ConfigError, ErrorCode
 from seamhost.jsonvalue import INT64_MAX, INT64_MIN

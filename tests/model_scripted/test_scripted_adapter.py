@@ -14,7 +14,7 @@ from seamhost_model_scripted import (
     ScriptedAdapter,
     ScriptedModelError,
 )
-from seamhost_model_scripted.scenario import load_scenario
+from seamhost_model_scripted.scenario_reader import load_scenario
 
 from seamhost.errors import SeamhostError
 from seamhost.llm.adapter import ModelDone, ModelEvent, ModelRequest, TextDelta, ToolCallProposal

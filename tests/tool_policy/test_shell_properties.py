@@ -17,6 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from seamhost_tool_policy import ToolPolicy
+from seamhost_tool_policy.marks import SYMBOLS, UNKNOWN
 from seamhost_tool_policy.splitter import split
 from seamhost_tool_policy.unwrap import analyse_script
 
@@ -54,9 +55,12 @@ RESERVED = frozenset(
     }
 )
 PLAIN = re.compile(r"[A-Za-z0-9_./%+,:@-]+")
-# Any character bash can hold in a word, but NUL, the splitter's own marker, and the two
-# separators the bash probe below writes between recorded words.
-ANY_CHAR = st.characters(codec="utf-8", exclude_characters="\x00\ue000\x1e\x1f")
+# Any character bash can hold in a word, but NUL, the analysis' own marks (a call that writes
+# one is read as holding unknown text, so no call can forge them), and the two separators the
+# bash probe below writes between recorded words.
+ANY_CHAR = st.characters(
+    codec="utf-8", exclude_characters="".join(("\x00\x1e\x1f", UNKNOWN, *sorted(SYMBOLS)))
+)
 WORD = st.text(ANY_CHAR, max_size=8)
 SEPARATORS = [";", "&&", "||", "|", "|&", "&", "\n", " ; ", " &&\n", "\n\n"]
 

@@ -63,7 +63,7 @@ class ScriptedModel:
             # Only a configured scenario needs the loader and the adapter; without one,
             # building the bundle (``seamhost profile check``) imports neither.
             from seamhost_model_scripted.adapter import ScriptedAdapter
-            from seamhost_model_scripted.scenario import load_scenario
+            from seamhost_model_scripted.scenario_reader import load_scenario
 
             self.adapter = ScriptedAdapter(load_scenario(path))
 
@@ -71,7 +71,7 @@ class ScriptedModel:
     def llm_replay(self, path: Path, first_turn: int) -> Script:
         """Load the scenario at `path` and replay it from now on (``seamhost run SCENARIO``)."""
         from seamhost_model_scripted.adapter import ScriptedAdapter
-        from seamhost_model_scripted.scenario import load_scenario
+        from seamhost_model_scripted.scenario_reader import load_scenario
 
         scenario = load_scenario(path)
         self.adapter = ScriptedAdapter(scenario, first_turn)

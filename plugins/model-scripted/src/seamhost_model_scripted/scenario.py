@@ -56,7 +56,7 @@ Every problem raises :class:`~seamhost.errors.ConfigError` naming the file and t
 reports with exit code 2.
 
 The value classes live here; :mod:`seamhost_model_scripted.scenario_reader` reads and validates a
-file into them (:func:`load_scenario`, importable from this module too).
+file into them (:func:`~seamhost_model_scripted.scenario_reader.load_scenario`).
 """
 
 from __future__ import annotations
@@ -70,12 +70,9 @@ import attrs
 from seamhost import Expectation, jsonvalue
 from seamhost.errors import ErrorCode
 from seamhost.jsonvalue import FrozenDict, freeze
-from seamhost.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
-
-    from seamhost_model_scripted.scenario_reader import Key, load_scenario
 
 OK = "ok"
 ANY_PROFILE = "*"
@@ -219,22 +216,14 @@ def _call_document(call: ScenarioCall) -> dict[str, Any]:
     return out
 
 
-# The reader builds these classes, so it imports this module: importing it here as well would be
-# a cycle. It is imported when one of its names is first read instead.
-__getattr__ = lazy_exports(
-    __name__, dict.fromkeys(("Key", "load_scenario"), "seamhost_model_scripted.scenario_reader")
-)
-
 __all__ = [
     "ANY_PROFILE",
     "GENERATED_ID",
     "OK",
     "OUTCOMES",
-    "Key",
     "Scenario",
     "ScenarioCall",
     "ScenarioStep",
     "ScenarioTurn",
     "generated_call_id",
-    "load_scenario",
 ]

@@ -1,7 +1,7 @@
 """Reading a scenario file: parsing TOML or JSON, and validating it into a :class:`Scenario`.
 
 The format is specified in :mod:`seamhost_model_scripted.scenario`, which holds the value classes
-built here and re-exports :func:`load_scenario`.
+built here.
 """
 
 from __future__ import annotations

@@ -3,7 +3,8 @@
 An :class:`Analyser` splits each script (:func:`~.splitter.split`), records every command and
 redirection target it finds, and hands each command to the handler of its program
 (:func:`~.handlers.handler_for`), which calls back into it for the commands the program runs:
-:meth:`Analyser.argv` for an argv, :meth:`Analyser.script` for shell code. It keeps the state
+:meth:`Analyser.argv` for an argv, :meth:`Analyser.script` for shell code. The handlers see it
+as a :class:`~.walk.Walk`, the part of it they use, so they need not import it. It keeps the state
 those handlers share: what is unsure, where the commands being read run (:class:`Scope`), which
 argvs were already followed. What the walk finds is turned into an
 :class:`~.unwrap.Analysis` by :mod:`.unwrap`.
@@ -19,7 +20,7 @@ another environment (:func:`~.handlers.keeps_environment`). It records which it 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 import attrs
 
@@ -257,7 +258,3 @@ class Analyser:
                 if start < len(words):
                     self.argv((*words[start:], *tail), depth + 1)
         return True
-
-
-Handler = Callable[[Analyser, tuple[str, ...], int, tuple[str, ...]], None]
-"""Reads a program's words (its name without directory first) for the commands it runs."""

@@ -17,12 +17,14 @@ import re
 
 from seamhost_tool_policy.marks import (
     GLOB,
+    MARK,
     SYMBOLS,
     TILDE,
     UNKNOWN,
     USER_END,
     USER_TILDE,
     VARIABLES,
+    merge_unknowns,
 )
 
 ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=")
@@ -46,9 +48,6 @@ _LOGIN = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*\$?")
 
 _TILDES = {"": TILDE, "+": VARIABLES["PWD"][0], "-": VARIABLES["OLDPWD"][0]}
 
-_USER = re.compile(f"{USER_TILDE}[^{USER_END}]*{USER_END}")
-_MARK = re.compile(f"[{''.join(sorted(SYMBOLS))}]")
-
 
 def _replace(chars: list[tuple[str, str]], start: int, end: int, mark: str = UNKNOWN) -> None:
     chars[start:end] = [(mark, "x")]
@@ -71,14 +70,9 @@ def unforged(chars: list[tuple[str, str]]) -> list[tuple[str, str]]:
 
 def plain(text: str) -> str:
     """`text` with every mark made :data:`UNKNOWN` (neighbouring ones read as one)."""
-    if _MARK.search(text) is None:
+    if MARK.search(text) is None:
         return text
-    text = _USER.sub(UNKNOWN, text)
-    for mark in SYMBOLS:
-        text = text.replace(mark, UNKNOWN)
-    while UNKNOWN * 2 in text:
-        text = text.replace(UNKNOWN * 2, UNKNOWN)
-    return text
+    return merge_unknowns(MARK.sub(UNKNOWN, text))
 
 
 def _closing(chars: list[tuple[str, str]], start: int, opener: str, closer: str) -> int:

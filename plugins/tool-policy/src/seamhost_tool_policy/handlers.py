@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from seamhost_tool_policy import launchers, shell_builtins, wrapper_options, wrappers
 
 if TYPE_CHECKING:
-    from seamhost_tool_policy.analyser import Handler
+    from seamhost_tool_policy.walk import Handler
 
 _SHELLS = frozenset({"sh", "bash", "rbash", "dash", "zsh", "ksh", "mksh", "lksh", "ash", "yash"})
 

@@ -19,7 +19,7 @@ from seamhost_tool_policy.options import Options, parse
 from seamhost_tool_policy.wrappers import wrapper
 
 if TYPE_CHECKING:
-    from seamhost_tool_policy.analyser import Analyser, Handler
+    from seamhost_tool_policy.walk import Handler, Walk
 
 _PIDS = frozenset({"-p", "--pid", "--attach"})
 _REPLACEMENTS = re.compile(r"\{[^{}\s]*\}")
@@ -30,7 +30,7 @@ def launcher(options: Options, *, leading: int = 0, shell: bool = False) -> Hand
     """A wrapper that, without a command, runs nothing (or with `shell`, a shell on its input)."""
     command = wrapper(options, leading=leading)
 
-    def handle(an: Analyser, words: tuple[str, ...], depth: int, stdin: tuple[str, ...]) -> None:
+    def handle(an: Walk, words: tuple[str, ...], depth: int, stdin: tuple[str, ...]) -> None:
         parsed = parse(words, options)
         if parsed.unknown is None and not _PIDS.isdisjoint(parsed.values):
             return  # acts on a running process
@@ -43,7 +43,7 @@ def launcher(options: Options, *, leading: int = 0, shell: bool = False) -> Hand
     return handle
 
 
-def parallel(an: Analyser, words: tuple[str, ...], depth: int, stdin: tuple[str, ...]) -> None:
+def parallel(an: Walk, words: tuple[str, ...], depth: int, stdin: tuple[str, ...]) -> None:
     """``parallel [OPTIONS] COMMAND... ::: ARGS``: COMMAND is shell code, run once per input."""
     parsed = parse(words, wrapper_options.PARALLEL)
     if an.wrapped(words, parsed, depth, tail=(UNKNOWN,)):

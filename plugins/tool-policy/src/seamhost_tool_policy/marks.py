@@ -16,6 +16,8 @@ characters itself is read as :data:`UNKNOWN`, so no call can forge them.
 
 from __future__ import annotations
 
+import re
+
 from seamhost.globs import UNKNOWN
 
 GLOB = "\ue001"
@@ -42,4 +44,24 @@ SYMBOLS = frozenset(
 )
 """Every mark but :data:`UNKNOWN`: what only the lexer may write."""
 
-__all__ = ["GLOB", "SYMBOLS", "UNKNOWN", "USER_END", "USER_TILDE", "VARIABLES"]
+MARK = re.compile(f"{USER_TILDE}([^{USER_END}]*){USER_END}|[{''.join(sorted(SYMBOLS))}]")
+"""One mark in a word: a ``~name`` (the name is group 1) or one of the other :data:`SYMBOLS`."""
+
+
+def merge_unknowns(text: str) -> str:
+    """`text` with each run of :data:`UNKNOWN` read as one: one already stands for any text."""
+    while UNKNOWN * 2 in text:
+        text = text.replace(UNKNOWN * 2, UNKNOWN)
+    return text
+
+
+__all__ = [
+    "GLOB",
+    "MARK",
+    "SYMBOLS",
+    "UNKNOWN",
+    "USER_END",
+    "USER_TILDE",
+    "VARIABLES",
+    "merge_unknowns",
+]

@@ -22,12 +22,12 @@ import attrs
 from seamhost_tool_policy.environment import ShellEnvironment, user_home
 from seamhost_tool_policy.marks import (
     GLOB,
+    MARK,
     SYMBOLS,
     TILDE,
     UNKNOWN,
-    USER_END,
-    USER_TILDE,
     VARIABLES,
+    merge_unknowns,
 )
 
 _MARKS = {
@@ -38,7 +38,6 @@ _MARKS = {
 """Each variable's mark: its name and whether it is bare (see :data:`.marks.VARIABLES`)."""
 
 _SPLIT_OR_GLOBBED = re.compile(r"[ \t\n*?\[]")
-_PIECES = re.compile(f"{USER_TILDE}([^{USER_END}]*){USER_END}|[{''.join(sorted(SYMBOLS))}]")
 
 
 @attrs.frozen
@@ -74,12 +73,12 @@ def _value(mark: str, user: str | None, pins: Pins) -> str | None:
 
 def resolve_word(word: str, pins: Pins) -> tuple[str, bool]:
     """`word` with its marks replaced, and whether it is tame (see the module docstring)."""
-    if _PIECES.search(word) is None:
+    if MARK.search(word) is None:
         return word, UNKNOWN not in word
     pieces: list[str] = []
     tame = UNKNOWN not in word
     end = 0
-    for found in _PIECES.finditer(word):
+    for found in MARK.finditer(word):
         pieces.append(word[end : found.start()])
         end = found.end()
         value = _value(found.group()[0], found.group(1), pins)
@@ -89,7 +88,4 @@ def resolve_word(word: str, pins: Pins) -> tuple[str, bool]:
             pieces.append(UNKNOWN)
             tame = tame and found.group() == GLOB
     pieces.append(word[end:])
-    text = "".join(pieces)
-    while UNKNOWN * 2 in text:
-        text = text.replace(UNKNOWN * 2, UNKNOWN)
-    return text, tame
+    return merge_unknowns("".join(pieces)), tame

@@ -15,27 +15,27 @@ from typing import TYPE_CHECKING
 from seamhost_tool_policy.marks import UNKNOWN
 
 if TYPE_CHECKING:
-    from seamhost_tool_policy.analyser import Analyser, Handler
+    from seamhost_tool_policy.walk import Handler, Walk
 
 
-def eval_text(an: Analyser, words: tuple[str, ...], depth: int, _stdin: tuple[str, ...]) -> None:
+def eval_text(an: Walk, words: tuple[str, ...], depth: int, _stdin: tuple[str, ...]) -> None:
     an.unsure.append("eval runs text as a command")
     an.script(" ".join(words[1:]), depth + 1)
 
 
-def trap(an: Analyser, words: tuple[str, ...], depth: int, _stdin: tuple[str, ...]) -> None:
+def trap(an: Walk, words: tuple[str, ...], depth: int, _stdin: tuple[str, ...]) -> None:
     an.unsure.append("trap runs text as a command later")
     if len(words) > 2 and not words[1].startswith("-"):
         an.script(words[1], depth + 1)
 
 
-def source(an: Analyser, words: tuple[str, ...], depth: int, stdin: tuple[str, ...]) -> None:
+def source(an: Walk, words: tuple[str, ...], depth: int, stdin: tuple[str, ...]) -> None:
     an.unsure.append(f"{words[0]} runs the commands of a file the policy cannot read")
     for body in stdin:  # source /dev/stdin <<< CODE
         an.script(body, depth + 1)
 
 
-def directory(an: Analyser, words: tuple[str, ...], _depth: int, _s: tuple[str, ...]) -> None:
+def directory(an: Walk, words: tuple[str, ...], _depth: int, _s: tuple[str, ...]) -> None:
     """``cd``, ``pushd``, ``popd``: relative paths after it are relative to somewhere else.
 
     A literal ``cd DIR`` (or ``pushd DIR``) adds DIR to where the later commands may run, and so
@@ -54,7 +54,7 @@ def directory(an: Analyser, words: tuple[str, ...], _depth: int, _s: tuple[str, 
 def opaque(why: str) -> Handler:
     """A builtin whose effect the analysis cannot follow: the call is unsure, for `why`."""
 
-    def handle(an: Analyser, _w: tuple[str, ...], _depth: int, _s: tuple[str, ...]) -> None:
+    def handle(an: Walk, _w: tuple[str, ...], _depth: int, _s: tuple[str, ...]) -> None:
         an.unsure.append(why)
 
     return handle
@@ -68,7 +68,7 @@ def _subscripted(name: str) -> bool:
     return "[" in name or UNKNOWN in name
 
 
-def declaration(an: Analyser, words: tuple[str, ...], _depth: int, _s: tuple[str, ...]) -> None:
+def declaration(an: Walk, words: tuple[str, ...], _depth: int, _s: tuple[str, ...]) -> None:
     """``declare``, ``typeset``, ``local``, ``export``, ``readonly``: what they assign."""
     for word in words[1:]:
         if word.startswith(("-", "+")) and "n" in word:
@@ -85,7 +85,7 @@ def declaration(an: Analyser, words: tuple[str, ...], _depth: int, _s: tuple[str
 _VALUED = {"read": "dinNptu", "mapfile": "dnOsuCc", "readarray": "dnOsuCc", "unset": ""}
 
 
-def variables(an: Analyser, words: tuple[str, ...], _depth: int, _s: tuple[str, ...]) -> None:
+def variables(an: Walk, words: tuple[str, ...], _depth: int, _s: tuple[str, ...]) -> None:
     """``read``, ``mapfile``/``readarray``, ``unset``, ``printf -v``: the variables they name."""
     names: list[str] = []
     if words[0] == "printf":

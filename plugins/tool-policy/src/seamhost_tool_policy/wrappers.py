@@ -21,11 +21,11 @@ from seamhost_tool_policy.marks import UNKNOWN
 from seamhost_tool_policy.options import Options, Parsed, parse
 
 if TYPE_CHECKING:
-    from seamhost_tool_policy.analyser import Analyser, Handler
+    from seamhost_tool_policy.walk import Handler, Walk
 
 
 def _relocated(
-    an: Analyser, options: Options, parsed: Parsed, *, reroots: bool = False
+    an: Walk, options: Options, parsed: Parsed, *, reroots: bool = False
 ) -> contextlib.AbstractContextManager[None]:
     """Read what a wrapper runs in the directory and root its options give it."""
     return an.elsewhere(
@@ -42,7 +42,7 @@ def wrapper(
     `reroots`: it always runs the command under another root directory (``chroot``).
     """
 
-    def handle(an: Analyser, words: tuple[str, ...], depth: int, _stdin: tuple[str, ...]) -> None:
+    def handle(an: Walk, words: tuple[str, ...], depth: int, _stdin: tuple[str, ...]) -> None:
         parsed = parse(words, options)
         with _relocated(an, options, parsed, reroots=reroots):
             if an.wrapped(words, parsed, depth):
@@ -56,7 +56,7 @@ def wrapper(
     return handle
 
 
-def env(an: Analyser, words: tuple[str, ...], depth: int, _stdin: tuple[str, ...]) -> None:
+def env(an: Walk, words: tuple[str, ...], depth: int, _stdin: tuple[str, ...]) -> None:
     """``env [OPTIONS] [NAME=value...] COMMAND...``; ``-S STRING`` is read as a script."""
     parsed = parse(words, wrapper_options.ENV)
     if an.wrapped(words, parsed, depth):
@@ -77,7 +77,7 @@ def privileged(options: Options, *, assignments: bool) -> Handler:
     """``sudo``/``doas``: a command, or with ``-s``/``-i`` and none, a shell reading its input."""
     command = wrapper(options, assignments=assignments)
 
-    def handle(an: Analyser, words: tuple[str, ...], depth: int, stdin: tuple[str, ...]) -> None:
+    def handle(an: Walk, words: tuple[str, ...], depth: int, stdin: tuple[str, ...]) -> None:
         parsed = parse(words, options)
         if "-e" in parsed.values or "--edit" in parsed.values:
             return  # sudoedit: the operands are files to edit
@@ -90,7 +90,7 @@ def privileged(options: Options, *, assignments: bool) -> Handler:
     return handle
 
 
-def xargs(an: Analyser, words: tuple[str, ...], depth: int, _stdin: tuple[str, ...]) -> None:
+def xargs(an: Walk, words: tuple[str, ...], depth: int, _stdin: tuple[str, ...]) -> None:
     """``xargs [OPTIONS] COMMAND...``: its input adds words known only at run time."""
     parsed = parse(words, wrapper_options.XARGS)
     if an.wrapped(words, parsed, depth, tail=(UNKNOWN,)):
@@ -105,7 +105,7 @@ def xargs(an: Analyser, words: tuple[str, ...], depth: int, _stdin: tuple[str, .
         an.argv((*command, UNKNOWN), depth + 1)  # the input lines become more arguments
 
 
-def find(an: Analyser, words: tuple[str, ...], depth: int, _stdin: tuple[str, ...]) -> None:
+def find(an: Walk, words: tuple[str, ...], depth: int, _stdin: tuple[str, ...]) -> None:
     """``find ... -exec COMMAND... ;`` (or ``+``, ``-execdir``, ``-ok``, ``-okdir``)."""
     index = 1
     while index < len(words):
@@ -154,7 +154,7 @@ _flock_command = wrapper(wrapper_options.FLOCK, leading=1)
 _runuser_command = wrapper(wrapper_options.RUNUSER)
 
 
-def su(an: Analyser, words: tuple[str, ...], depth: int, stdin: tuple[str, ...]) -> None:
+def su(an: Walk, words: tuple[str, ...], depth: int, stdin: tuple[str, ...]) -> None:
     """``su``, ``script`` and ``runuser`` run ``-c CODE`` through a shell."""
     code = _command_string(words)
     as_user = words[0] == "runuser" and (
@@ -169,7 +169,7 @@ def su(an: Analyser, words: tuple[str, ...], depth: int, stdin: tuple[str, ...])
             an.interactive(words[0], depth, stdin)
 
 
-def flock(an: Analyser, words: tuple[str, ...], depth: int, stdin: tuple[str, ...]) -> None:
+def flock(an: Walk, words: tuple[str, ...], depth: int, stdin: tuple[str, ...]) -> None:
     """``flock [OPTIONS] FILE -c CODE`` runs a script, ``flock FILE COMMAND...`` an argv."""
     parsed = parse(words, wrapper_options.FLOCK)
     script = parsed.values.get("-c", parsed.values.get("--command"))
@@ -182,7 +182,7 @@ def flock(an: Analyser, words: tuple[str, ...], depth: int, stdin: tuple[str, ..
         _flock_command(an, words, depth, stdin)
 
 
-def watch(an: Analyser, words: tuple[str, ...], depth: int, _stdin: tuple[str, ...]) -> None:
+def watch(an: Walk, words: tuple[str, ...], depth: int, _stdin: tuple[str, ...]) -> None:
     """``watch [OPTIONS] COMMAND...``: a script, or with ``-x`` an argv."""
     parsed = parse(words, wrapper_options.WATCH)
     if an.wrapped(words, parsed, depth):
@@ -194,7 +194,7 @@ def watch(an: Analyser, words: tuple[str, ...], depth: int, _stdin: tuple[str, .
         an.script(" ".join(command), depth + 1)  # watch hands its words to sh -c
 
 
-def shell(an: Analyser, words: tuple[str, ...], depth: int, stdin: tuple[str, ...]) -> None:
+def shell(an: Walk, words: tuple[str, ...], depth: int, stdin: tuple[str, ...]) -> None:
     """``bash``, ``sh`` ...: ``-c CODE`` is a script; without one, or with ``-s``/``-i``, input."""
     command_mode = reads_input = False
     index = 1

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from mcp.shared.exceptions import MCPError
 from mcp_types import (
@@ -44,11 +44,30 @@ from seamhost_tools_mcp.ledger import call_meta
 if TYPE_CHECKING:
     from seamhost import ToolContext
     from seamhost_tools_mcp.connection import Connected
-    from seamhost_tools_mcp.mounted import MountedTool
+    from seamhost_tools_mcp.descriptors import Descriptor
     from seamhost_tools_mcp.pool import Pool
+    from seamhost_tools_mcp.settings import ServerSettings
 
 
-async def call(tool: MountedTool, pool: Pool, ctx: ToolContext) -> ToolOutput:
+class CalledTool(Protocol):
+    """What a call reads of the tool it calls.
+
+    :class:`~seamhost_tools_mcp.mounted.MountedTool` is one; it imports this module to make
+    :func:`call` its body, so this module names what it needs instead of importing it back.
+    """
+
+    name: str
+    server: ServerSettings
+    descriptor: Descriptor
+    refusal: str | None
+
+    @property
+    def trusted_read_only(self) -> bool: ...
+
+    def confinement(self, ctx: ToolContext) -> dict[str, Any]: ...
+
+
+async def call(tool: CalledTool, pool: Pool, ctx: ToolContext) -> ToolOutput:
     """Call `tool` on its server for `ctx` (see the module docstring)."""
     server = tool.server
     if tool.refusal is not None:
@@ -132,7 +151,7 @@ async def _settle(
 
 
 def _output(
-    tool: MountedTool,
+    tool: CalledTool,
     sending: asyncio.Future[CallToolResult],
     connected: Connected,
     ctx: ToolContext,
@@ -168,7 +187,7 @@ def _output(
     return _lost(tool, problem, code, meta)
 
 
-def _lost(tool: MountedTool, problem: str, code: ErrorCode, meta: dict[str, Any]) -> ToolOutput:
+def _lost(tool: CalledTool, problem: str, code: ErrorCode, meta: dict[str, Any]) -> ToolOutput:
     advice = (
         ""
         if code is not ErrorCode.TOOL_OUTCOME_UNKNOWN
@@ -179,7 +198,7 @@ def _lost(tool: MountedTool, problem: str, code: ErrorCode, meta: dict[str, Any]
     return ToolOutput(content=content, meta=meta, is_error=True, error_code=code)
 
 
-def _result(tool: MountedTool, result: CallToolResult, meta: dict[str, Any]) -> ToolOutput:
+def _result(tool: CalledTool, result: CallToolResult, meta: dict[str, Any]) -> ToolOutput:
     blocks = [
         block.model_dump(by_alias=True, mode="json", exclude_none=True) for block in result.content
     ]

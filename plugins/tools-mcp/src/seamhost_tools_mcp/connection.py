@@ -12,10 +12,10 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
-from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 import anyio
+from anyio.abc import ObjectSendStream
 from mcp.client.session import ClientSession
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
@@ -38,8 +38,11 @@ if TYPE_CHECKING:
 MAX_PAGES = 100
 
 
-class Outbox:
-    """The write stream of an HTTP connection, marking each request the transport took."""
+class Outbox(ObjectSendStream[SessionMessage]):
+    """The write stream of an HTTP connection, marking each request the transport took.
+
+    anyio's stream base makes it the async context manager that closes it, as the SDK expects.
+    """
 
     def __init__(self, inner: WriteStream[SessionMessage], ledger: Ledger) -> None:
         self._inner = inner
@@ -53,17 +56,6 @@ class Outbox:
 
     async def aclose(self) -> None:
         await self._inner.aclose()
-
-    async def __aenter__(self) -> Outbox:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc_val: BaseException | None,
-        exc_tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
 
 
 class Connected:

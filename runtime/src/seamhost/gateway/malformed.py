@@ -16,10 +16,10 @@ says what was wrong, not what was sent.
 
 from __future__ import annotations
 
-from types import TracebackType
-from typing import Any, Self
+from typing import Any
 
 import mcp_types as types
+from anyio.abc import ObjectReceiveStream
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
@@ -60,8 +60,12 @@ def _request_id(errors: list[Any]) -> str | int | None:
     return None
 
 
-class AnsweringMalformed:
-    """The transport's read stream, answering the lines it could not read (module docstring)."""
+class AnsweringMalformed(ObjectReceiveStream[SessionMessage | Exception]):
+    """The transport's read stream, answering the lines it could not read (module docstring).
+
+    anyio's stream base adds what the SDK expects of a stream: iterating it, and closing it as
+    an async context manager.
+    """
 
     def __init__(self, read: Any, write: Any) -> None:
         self._read = read
@@ -80,29 +84,6 @@ class AnsweringMalformed:
 
     async def aclose(self) -> None:
         await self._read.aclose()
-
-    def __aiter__(self) -> Self:
-        return self
-
-    async def __anext__(self) -> SessionMessage | Exception:
-        import anyio
-
-        try:
-            return await self.receive()
-        except anyio.EndOfStream:
-            raise StopAsyncIteration from None
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc_val: BaseException | None,
-        exc_tb: TracebackType | None,
-    ) -> bool | None:
-        await self.aclose()
-        return None
 
 
 __all__ = ["AnsweringMalformed", "reply_to"]
