@@ -432,13 +432,14 @@ class SpanBuilder:
 
     def _tool_result(self, record: Record, data: Any) -> None:
         number, call_id = int(data["turn"]), str(data["call_id"])
-        call = self._calls.pop(call_id, None)
+        call = self._calls.get(call_id)
         if call is None:
             return
         if call.turn is None:  # placed now that the result names the turn
-            self._turn(number, record)
+            self._turn(number, record)  # a segment opened here starts with the unplaced calls
             call.turn = number
             call.attributes[cv.TURN] = number
+        del self._calls[call_id]
         call.attributes[cv.STEP] = int(data["step"])
         meta = data.get("meta") or {}
         call.attributes.update(cv.decision_attributes(meta.get("decisions") or ()))
