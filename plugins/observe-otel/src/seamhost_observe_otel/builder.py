@@ -40,6 +40,12 @@ if TYPE_CHECKING:
     from seamhost import Record, SessionHeader
 
 UNKNOWN_OUTCOME = "TOOL_OUTCOME_UNKNOWN"
+# What a result's meta says about its sandbox (the backend only when a body was confined).
+_SANDBOX_META = {
+    "sandbox_mode": "seamhost.sandbox.mode",
+    "backend": "seamhost.sandbox.backend",
+    "enforcement": "seamhost.sandbox.enforcement",
+}
 
 
 @attrs.frozen
@@ -443,9 +449,9 @@ class SpanBuilder:
         call.attributes[cv.STEP] = int(data["step"])
         meta = data.get("meta") or {}
         call.attributes.update(cv.decision_attributes(meta.get("decisions") or ()))
-        for key in ("sandbox_mode", "backend", "enforcement"):
+        for key, name in _SANDBOX_META.items():
             if meta.get(key) is not None:
-                call.attributes[f"seamhost.sandbox.{key.removeprefix('sandbox_')}"] = str(meta[key])
+                call.attributes[name] = str(meta[key])
         error = data.get("error")
         code = str(error["code"]) if error else ("TOOL_ERROR" if data.get("is_error") else None)
         call.attributes["seamhost.outcome"] = code or "ok"
