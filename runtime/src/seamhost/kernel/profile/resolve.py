@@ -49,6 +49,7 @@ from seamhost.kernel.profile.limits import Limits, merge_limits
 from seamhost.kernel.profile.merge import merge_require, merge_sandbox, resolve_secrets, value_at
 from seamhost.kernel.profile.provenance import Provenance
 from seamhost.kernel.profile.recovery import Recovery, merge_recovery
+from seamhost.kernel.profile.retention import Retention, merge_retention
 from seamhost.kernel.profile.tables import merge_plugin_tables
 from seamhost.sandbox.policy import SandboxPolicy
 from seamhost.schema import compile_schema
@@ -89,6 +90,7 @@ class Profile:
     limits: Limits = attrs.field(factory=Limits)  # the merged [limits]
     gateway: GatewaySettings = attrs.field(factory=GatewaySettings)  # the merged [gateway]
     recovery: Recovery = attrs.field(factory=Recovery)  # the merged [recovery]
+    retention: Retention = attrs.field(factory=Retention)  # the merged [retention]
     provenance: Provenance = attrs.field(factory=Provenance, eq=False, repr=False)
     """which file set each key (for `profile show --why`); a profile built in code has none"""
     secrets: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False)
@@ -134,6 +136,7 @@ class Profile:
             "limits": self.limits.to_json(),
             "gateway": self.gateway.to_json(),
             "recovery": self.recovery.to_json(),
+            "retention": self.retention.to_json(),
             "require": {
                 "seams": list(self.require_seams),
                 "plugins": jsonvalue.thaw(self.require_plugins),
@@ -219,6 +222,7 @@ def resolve_profile(
         limits=merge_limits(chain),
         gateway=merge_gateway(chain, provenance),
         recovery=merge_recovery(chain),
+        retention=merge_retention(chain),
         provenance=provenance,
         secrets=tuple(secrets),
     )

@@ -16,6 +16,7 @@ from seamhost.kernel.plugins import PluginDescriptor
 from seamhost.kernel.profile.gateway import SCHEMA as GATEWAY
 from seamhost.kernel.profile.limits import SCHEMA as LIMITS
 from seamhost.kernel.profile.recovery import SCHEMA as RECOVERY
+from seamhost.kernel.profile.retention import SCHEMA as RETENTION
 from seamhost.sandbox.policy import SandboxMode
 
 SECRET: dict[str, Any] = {  # a value may be a secret marker instead
@@ -103,6 +104,7 @@ def profile_schema(descriptors: Iterable[PluginDescriptor]) -> dict[str, Any]:
                 "additionalProperties": False,
                 "properties": RECOVERY,
             },
+            "retention": {"type": "object", "additionalProperties": False, "properties": RETENTION},
             "require": {
                 "type": "object",
                 "additionalProperties": False,
