@@ -170,11 +170,13 @@ def test_verify_refuses_the_evidence_of_another_session(ran: Ran, tmp_path: Path
     assert "20000101-000000-000000000000" in refused.stderr
 
 
-def test_a_reconciled_call_shows_its_source_kind_and_evidence_digest(
+def test_a_reconciled_call_shows_its_source_kind_and_evidence_digest_and_stale_evidence_fails(
     tmp_path: Path, plugin_site: PluginSite
 ) -> None:
     unknown = Unknown(tmp_path, plugin_site)
     canary = f"canary{secrets.token_hex(8)}"
+    before = tmp_path / "before.json"
+    assert unknown.cli("session", "evidence", unknown.session, "--out", str(before)).returncode == 0
     done = unknown.reconcile(
         unknown.call, "--error", "TOOL_ERROR", "--message", canary, "--source", f"ops {canary}"
     )
@@ -189,3 +191,8 @@ def test_a_reconciled_call_shows_its_source_kind_and_evidence_digest(
     assert call["reconciliation"]["source_kind"] == "operator"
     assert call["reconciliation"]["code"] == "TOOL_ERROR"
     assert call["reconciliation"]["evidence_digest"] == rec["evidence_digest"]
+    # The evidence made before the reconciliation no longer names the log.
+    stale = unknown.cli("session", "evidence", "verify", str(before), "--against", unknown.session)
+    assert stale.returncode == 1, stale.stderr
+    assert "session_digest" in stale.stdout
+    assert f"call {unknown.call}.reconciliation" in " ".join(stale.stdout.split())

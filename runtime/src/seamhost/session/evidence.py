@@ -21,8 +21,8 @@ What each call keeps, and where it comes from:
 * ``reconciliation``: the settled outcome, its source kind (``probe`` or ``operator``) and the
   evidence digest the log binds to the call.
 
-The session digest is the sha256 of the header's canonical JSON and each record's envelope,
-one per line: a projection names exactly the log it was made of.
+The session digest is the sha256 of the canonical JSON of the header and of each record, one
+per line: a projection names exactly the log it was made of, whichever store holds it.
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ def project_session(header: SessionHeader, records: Iterable[Record]) -> dict[st
     turns: dict[int, dict[str, Any]] = {}
     count = 0
     for record in records:
-        log.update(record.envelope() + b"\n")
+        log.update(canonical_json(record.to_json(), checked=True) + b"\n")
         count += 1
         _fold(record, turns, calls, approvals)
     bundle_digest = header.bundle.get("digest")
