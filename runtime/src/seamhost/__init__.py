@@ -6,8 +6,8 @@ the foundation modules (:mod:`seamhost.errors`, :mod:`seamhost.jsonvalue`, :mod:
 :mod:`seamhost.globs`, :mod:`seamhost.redaction`, :mod:`seamhost.input_limits`,
 :mod:`seamhost.lazy`, :mod:`seamhost.version`), from the storage core :mod:`seamhost.store` and
 from :mod:`seamhost.testing` (``PUBLIC`` in tests/test_public_imports.py holds the list); the
-sub-packages' other modules are the implementation. The names are imported on first use, so ``import seamhost`` (and every plugin's
-import of it) stays cheap.
+sub-packages' other modules are the implementation. The names are imported on first use, so
+``import seamhost`` (and every plugin's import of it) stays cheap.
 
 Each name is written once, in ``_EXPORTS`` below; ``__all__`` is its keys. Type checkers and IDEs
 read the same names as imports from ``__init__.pyi``, a stub generated from the table
