@@ -18,7 +18,8 @@ import click
 
 from seamhost.kernel.plugins import PLUGIN_NAME
 
-KINDS = ("tool", "observer")  # each has a directory under templates/
+# Each kind has a directory under templates/.
+KINDS = ("tool", "observer", "model", "approval", "persistence")
 
 
 def _walk(root: Traversable, prefix: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], str]]:
