@@ -1,10 +1,11 @@
 """``seamhost plugin new NAME --kind KIND [--dir DIR]``: write a plugin distribution.
 
 The templates are package data beside this module (``templates/<kind>/`` and the files every
-kind shares in ``templates/common/``), filled with :class:`string.Template`: ``$name`` (the
-plugin and entry-point name profiles use), ``$distribution`` and ``$package``. A path segment
-``__package__`` becomes the package. What is written works as generated: installed, ``seamhost
-plugins`` lists it and its tests (the kind's conformance kit of :mod:`seamhost.testing`) pass.
+kind shares in ``templates/common/``, unless the kind has its own file of that path), filled
+with :class:`string.Template`: ``$name`` (the plugin and entry-point name profiles use),
+``$distribution`` and ``$package``. A path segment ``__package__`` becomes the package. What is
+written works as generated: installed, ``seamhost plugins`` lists it and its tests (the kind's
+conformance kit of :mod:`seamhost.testing`) pass.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ import click
 
 from seamhost.kernel.plugins import PLUGIN_NAME
 
-KINDS = ("tool", "observer")  # each has a directory under templates/
+# Each kind has a directory under templates/.
+KINDS = ("tool", "observer", "model", "approval", "persistence", "sandbox")
 
 
 def _walk(root: Traversable, prefix: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], str]]:
