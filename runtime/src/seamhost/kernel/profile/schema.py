@@ -15,6 +15,8 @@ from seamhost.jsonvalue import thaw
 from seamhost.kernel.plugins import PluginDescriptor
 from seamhost.kernel.profile.gateway import SCHEMA as GATEWAY
 from seamhost.kernel.profile.limits import SCHEMA as LIMITS
+from seamhost.kernel.profile.pricing import PRICE_SCHEMA
+from seamhost.kernel.profile.pricing import SCHEMA as PRICING
 from seamhost.kernel.profile.recovery import SCHEMA as RECOVERY
 from seamhost.sandbox.policy import SandboxMode
 
@@ -102,6 +104,11 @@ def profile_schema(descriptors: Iterable[PluginDescriptor]) -> dict[str, Any]:
                 "type": "object",
                 "additionalProperties": False,
                 "properties": RECOVERY,
+            },
+            "pricing": {
+                "type": "object",
+                "properties": PRICING,
+                "additionalProperties": PRICE_SCHEMA,
             },
             "require": {
                 "type": "object",
