@@ -75,19 +75,23 @@ def select(
     return rows[-limit:] if limit is not None else rows
 
 
-def add_usage(store: SessionStore, rows: list[dict[str, Any]], pricing: Pricing) -> None:
-    """Give each readable row the ``usage`` of its session's log (None when it cannot be read)."""
+def session_usages(
+    store: SessionStore, rows: list[dict[str, Any]], pricing: Pricing
+) -> dict[str, SessionUsage | None]:
+    """The usage of each readable row's session, by id (None when its log cannot be read)."""
     from seamhost.run.usage import session_usage  # only --tokens reads the logs
 
+    usages: dict[str, SessionUsage | None] = {}
     for row in rows:
         if "error" in row:
             continue
         try:
             records = list(store.read(row["session_id"]).records())
         except SeamhostError:
-            row["usage"] = None
+            usages[row["session_id"]] = None
             continue
-        row["usage"] = session_usage(records, pricing)
+        usages[row["session_id"]] = session_usage(records, pricing)
+    return usages
 
 
 @click.command("ls")
@@ -135,24 +139,30 @@ def list_sessions(
     store = open_store(root, profile_ref)
     stored = stored_rows(store)
     rows = select(store, stored, since=since, created_with=created_with, states=states, limit=limit)
+    usages = None
     if tokens:
         from seamhost.kernel.profile.pricing import pricing_of
 
-        add_usage(store, rows, pricing_of(profile_ref))
+        usages = session_usages(store, rows, pricing_of(profile_ref))
     if as_json:
         for row in rows:
-            if row.get("usage") is not None:
-                row["usage"] = row["usage"].to_json()
+            if usages is not None and row["session_id"] in usages:
+                usage = usages[row["session_id"]]
+                row["usage"] = usage.to_json() if usage is not None else None
         emit_json(rows)
         return
-    print_rows(
-        rows, states=bool(states), tokens=tokens, empty="no sessions stored" if not stored else None
-    )
+    empty = "no sessions stored" if not stored else None
+    print_rows(rows, states=bool(states), usages=usages, empty=empty)
 
 
 def print_rows(
-    rows: list[dict[str, Any]], *, states: bool, tokens: bool, empty: str | None
+    rows: list[dict[str, Any]],
+    *,
+    states: bool,
+    usages: dict[str, SessionUsage | None] | None,
+    empty: str | None,
 ) -> None:
+    """The table; with `usages` (``--tokens``), each session's token and cost columns."""
     out = console()
     if not rows:
         out.print(empty or "no session matches")
@@ -162,7 +172,7 @@ def print_rows(
         Column("session", keep=True),
         Column("created"),
         *([Column("state")] if states else []),
-        *(TOKEN_COLUMNS if tokens else []),  # asked for: before what is always there
+        *(TOKEN_COLUMNS if usages is not None else []),  # asked for: before what always is
         Column("profile"),
         Column("size"),
         Column("barriers"),
@@ -173,7 +183,7 @@ def print_rows(
             row["session_id"],
             format_time(row["created"]),
             *([row["state"]] if states else []),
-            *(usage_cells(row["usage"]) if tokens else []),
+            *(usage_cells(usages[row["session_id"]]) if usages is not None else []),
             str(row["profile"] or "-"),
             format_size(row["size"]),
             "on" if row["barriers"] else "off",
