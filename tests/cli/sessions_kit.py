@@ -1,4 +1,5 @@
-"""Stored sessions in the shapes the listing and retention tests need: closed, open, parked."""
+"""Stored sessions in the shapes the listing and retention tests need: closed, open, parked,
+holding an unknown outcome, failed."""
 
 from __future__ import annotations
 
@@ -36,6 +37,29 @@ PARKED: Events = [
     ("approval/deferred", {"id": "ap-1", "call_id": "c-1", "args_digest": "d"}),
 ]
 CLOSED: Events = [("turn/start", {"turn": 1}), ("turn/end", {"turn": 1, "reason": "completed"})]
+DISPATCHED: Events = [
+    *OPEN,
+    (
+        "tool/dispatch",
+        {"call_id": "c-1", "attempt": 1, "sandbox_mode": "workspace-write", "args_digest": "d"},
+    ),
+]
+UNKNOWN: Events = [
+    *DISPATCHED,
+    (
+        "tool/result",
+        {
+            "turn": 1,
+            "step": 1,
+            "call_id": "c-1",
+            "is_error": True,
+            "content": "the outcome is unknown",
+            "error": {"code": "TOOL_OUTCOME_UNKNOWN", "message": "timed out"},
+        },
+    ),
+    ("turn/end", {"turn": 1, "reason": "completed"}),
+]
+FAILED: Events = [("turn/start", {"turn": 1}), ("turn/end", {"turn": 1, "reason": "error"})]
 
 
 def store_at(root: Path) -> JsonlStore:

@@ -1,4 +1,5 @@
-"""``seamhost session rm`` and ``prune``: removed for good, never a live writer or a parked turn."""
+"""``seamhost session rm`` and ``prune``: removed for good, never a live writer, a parked turn or
+an unresolved unknown outcome unless --force names it; ``[retention]`` sets prune's defaults."""
 
 from __future__ import annotations
 
@@ -14,7 +15,9 @@ from click.testing import CliRunner, Result
 
 from seamhost.cli import main
 from seamhost.cli.exitcodes import ExitCode
-from tests.cli.sessions_kit import OPEN, PARKED, store_at, stored
+from seamhost.testing.sites import PluginSite
+from tests.cli.sessions_kit import DISPATCHED, FAILED, OPEN, PARKED, UNKNOWN, store_at, stored
+from tests.cli.test_reconcile_cli import Unknown
 
 DAY = 86_400_000
 
@@ -166,7 +169,106 @@ def test_prune_goes_by_last_write_keeps_the_newest_and_dry_runs(root: Path) -> N
     assert nothing.stdout == "nothing to prune\n"
 
 
-def test_prune_needs_older_than(root: Path) -> None:
+def test_prune_needs_older_than_or_keep_days(root: Path) -> None:
     result = cli("session", "prune", "--root", str(root))
     assert result.exit_code == ExitCode.USAGE
     assert "--older-than" in result.output
+
+
+def test_prune_keeps_a_real_unknown_outcome_and_says_how_to_reconcile_it(
+    tmp_path: Path, plugin_site: PluginSite
+) -> None:
+    unknown = Unknown(tmp_path, plugin_site)
+    pruned = unknown.cli("session", "prune", "--older-than", "0s")
+    assert pruned.returncode == 0, pruned.stderr
+    assert f"kept {unknown.session}: it holds an unresolved unknown outcome: call " in (
+        pruned.stdout
+    )
+    assert f"`seamhost session reconcile {unknown.session} {unknown.call} --result FILE" in (
+        " ".join(pruned.stdout.split())
+    )
+    assert unknown.records()  # still there
+    done = unknown.reconcile(
+        unknown.call, "--error", "TOOL_ERROR", "--message", "no", "--source", "ops"
+    )
+    assert done.returncode == 0, done.stderr
+    again = unknown.cli("session", "prune", "--older-than", "0s", "--json")
+    assert json.loads(again.stdout)["removed"] == [unknown.session]
+
+
+def test_unknown_outcomes_are_kept_by_rm_and_prune_unless_forced(root: Path) -> None:
+    stored(root, "unknown", UNKNOWN)
+    stored(root, "dispatched", DISPATCHED)
+    stored(root, "parked", PARKED)
+    stored(root, "done")
+    rm = cli("session", "rm", "unknown", "--root", str(root))
+    assert rm.exit_code == ExitCode.FAILURE
+    assert "kept unknown: it holds an unresolved unknown outcome: call c-1" in rm.stdout
+    dry = cli("session", "prune", "--older-than", "0s", "--dry-run", "--root", str(root), "--json")
+    out = json.loads(dry.stdout)
+    assert out["would_remove"] == ["done"]
+    reasons = {k["session_id"]: k["reason"] for k in out["kept"]}
+    assert reasons["unknown"].startswith("it holds an unresolved unknown outcome: call c-1")
+    assert "`seamhost session reconcile unknown c-1 --result FILE" in reasons["unknown"]
+    assert "`seamhost session prune --force unknown` removes it anyway" in reasons["unknown"]
+    assert "`seamhost session repair dispatched`" in reasons["dispatched"]
+    assert reasons["parked"].startswith("it waits on approval ap-1 (pending)")
+    assert len(ids(root)) == 4
+    forced = cli(
+        "session", "prune", "--older-than", "0s", "--force", "unk", "--force", "parked",
+        "--root", str(root), "--json",
+    )  # fmt: skip
+    out = json.loads(forced.stdout)
+    assert sorted(out["removed"]) == ["done", "parked", "unknown"]
+    assert [k["session_id"] for k in out["kept"]] == ["dispatched"]
+    assert cli("session", "rm", "--force", "dispatched", "--root", str(root)).exit_code == 0
+    assert ids(root) == []
+
+
+def profile(tmp_path: Path, retention: str) -> str:
+    path = tmp_path / "kept.toml"
+    path.write_text(f'[profile]\nname = "kept"\n\n[retention]\n{retention}\n')
+    return str(path)
+
+
+def test_prune_follows_the_profiles_retention(root: Path, tmp_path: Path) -> None:
+    now = int(time.time() * 1000)
+    for name, days in (("d10", 10), ("d5", 5), ("d3", 3), ("d1", 1)):
+        age(stored(root, name, created=now - 20 * DAY), days)
+    age(stored(root, "failed", FAILED, created=now - 20 * DAY), 20)
+    kept = profile(tmp_path, 'keep_days = 4\nkeep_sessions = 1\nkeep = ["failed"]')
+    result = cli("session", "prune", "--root", str(root), "--profile", kept, "--json")
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert out["removed"] == ["d10", "d5"]
+    assert out["kept"] == [
+        {
+            "session_id": "failed",
+            "reason": "its turn 1 ended with an error, and the profile's [retention] keep lists "
+            '"failed"; `seamhost session prune --force failed` removes it anyway',
+        }
+    ]
+    newest = profile(tmp_path, "keep_sessions = 1")
+    both = cli("session", "prune", "--older-than", "0s", "--root", str(root), "--profile", newest)
+    assert both.stdout == "removed failed\nremoved d3\n"  # the newest (d1) stays
+    assert ids(root) == ["d1"]
+
+
+@pytest.mark.parametrize(
+    ("retention", "key", "says"),
+    [
+        ("keep_days = -1", "retention.keep_days", "expected 0 or more, got -1"),
+        ("keep_sessions = 1.5", "retention.keep_sessions", "expected a whole number"),
+        ('keep = ["old"]', "retention.keep", 'expected a list of "unknown", "parked", "failed"'),
+        ("keep_weeks = 2", "retention.keep_weeks", "unknown key; expected one of: keep_days"),
+    ],
+)
+def test_a_bad_retention_key_exits_2_naming_it_and_the_file(
+    root: Path, tmp_path: Path, retention: str, key: str, says: str
+) -> None:
+    path = profile(tmp_path, retention)
+    result = cli("session", "prune", "--root", str(root), "--profile", path)
+    assert result.exit_code == ExitCode.USAGE
+    assert key in result.output
+    assert says in result.output
+    assert "kept.toml" in result.output

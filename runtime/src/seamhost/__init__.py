@@ -3,8 +3,10 @@
 This package is the public API for plugin authors and embedding applications: every name in
 ``__all__``, whatever sub-package defines it (docs/design.md §2). Plugins import from here, from
 the foundation modules (:mod:`seamhost.errors`, :mod:`seamhost.jsonvalue`, :mod:`seamhost.schema`,
-:mod:`seamhost.lazy`) and from :mod:`seamhost.testing`; the sub-packages' modules are the
-implementation. The names are imported on first use, so ``import seamhost`` (and every plugin's
+:mod:`seamhost.globs`, :mod:`seamhost.redaction`, :mod:`seamhost.input_limits`,
+:mod:`seamhost.lazy`, :mod:`seamhost.version`), from the storage core :mod:`seamhost.store` and
+from :mod:`seamhost.testing` (``PUBLIC`` in tests/test_public_imports.py holds the list); the
+sub-packages' other modules are the implementation. The names are imported on first use, so ``import seamhost`` (and every plugin's
 import of it) stays cheap.
 
 Each name is written once, in ``_EXPORTS`` below; ``__all__`` is its keys. Type checkers and IDEs

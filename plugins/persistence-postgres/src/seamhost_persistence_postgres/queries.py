@@ -62,7 +62,15 @@ _SQL: dict[str, str] = {
     "snapshot_seq": "SELECT seq FROM {s}.snapshots WHERE session_id = %s",
     "pieces_drop": "DELETE FROM {s}.snapshot_pieces WHERE session_id = %s AND start >= %s",
     "piece_add": "INSERT INTO {s}.snapshot_pieces (session_id, start, body) VALUES (%s, %s, %s)",
-    "delete": "DELETE FROM {s}.sessions WHERE id = %(id)s AND lease_epoch = %(epoch)s",
+    # A session goes with its finished run (run_attempts, leases and records cascade), in one
+    # statement, so one transaction; never while a queued or running run would drive it.
+    "delete": (
+        "WITH busy AS (SELECT id, state FROM {s}.runs WHERE session_id = %(id)s AND state IN "
+        "('queued', 'running')), gone AS (DELETE FROM {s}.sessions WHERE id = %(id)s AND "
+        "lease_epoch = %(epoch)s AND NOT EXISTS (SELECT 1 FROM busy) RETURNING id), "
+        "finished AS (DELETE FROM {s}.runs WHERE session_id IN (SELECT id FROM gone)) "
+        "SELECT id, state FROM busy"
+    ),
     # -- readers -------------------------------------------------------------------------
     "exists": "SELECT 1 FROM {s}.sessions WHERE id = %s",
     "header": "SELECT header, next_seq, size, modified, id FROM {s}.sessions WHERE id = %s",

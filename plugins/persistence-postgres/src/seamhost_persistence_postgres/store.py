@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from seamhost import SessionCheck, SessionHeader, SessionStat, StoredSnapshot
+from seamhost.errors import SessionKept
 from seamhost.store import (
     DEFAULT_SNAPSHOT_EVERY,
     DEFAULT_WINDOW_MS,
@@ -276,17 +277,27 @@ class PostgresStore:
         return SessionCheck(header.session_id, count, stat.size, stat.location)
 
     def delete(self, session_id: str, *, check: Callable[[], None] | None = None) -> None:
-        """Remove a session under its lease, all rows in one statement (records cascade)."""
+        """Remove a session under its lease with its finished run, all rows in one statement
+        (records, lease history and the run's attempts cascade); a session a queued or running
+        run drives is kept (`SessionKept`)."""
         self._claim(session_id)
         try:
             lease = self._acquire(session_id)
             try:
                 if check is not None:
                     check()
+                params = {"id": session_id, "epoch": lease.epoch}
+                busy = self.db.rows(self.queries["delete"], params)
+                if busy:
+                    run_id, state = busy[0]
+                    raise SessionKept(
+                        session_id,
+                        f"run {run_id} is {state} on it (`seamhost runs show {run_id}`); it goes "
+                        "with its session once the run has finished",
+                    )
             except BaseException:
                 self._release(session_id, lease.epoch)
                 raise
-            self.db.rowcount(self.queries["delete"], {"id": session_id, "epoch": lease.epoch})
         finally:
             self._unclaim(session_id)
 

@@ -46,6 +46,7 @@ _SUBCOMMANDS = {
         "seamhost.cli.mcp:mcp",
         "The Model Context Protocol: serve the bundle's tools; pin mounted servers' tools.",
     ),
+    "plugin": Lazy("seamhost.cli.plugin:plugin", "Start a plugin distribution from a template."),
     "plugins": Lazy(
         "seamhost.cli.doctor.plugins:plugins",
         "List the installed plugins (entry-point group seamhost.plugins).",

@@ -17,6 +17,10 @@ import click
 from seamhost.cli.lazy_group import Lazy, LazyGroup
 
 _COMMANDS = {
+    "evidence": Lazy(
+        "seamhost.cli.session.evidence:evidence",
+        "Write the public evidence of sessions ID...: ids, digests, decisions, outcomes only.",
+    ),
     "ls": Lazy(
         "seamhost.cli.session.listing:list_sessions",
         "List the stored sessions, oldest first (from their headers only).",

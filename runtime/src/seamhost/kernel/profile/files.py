@@ -18,7 +18,17 @@ from seamhost.input_limits import PROFILE_BYTES, parse_toml, read_capped, user_p
 
 PROFILE_PATH_ENV = "SEAMHOST_PROFILE_PATH"
 SHIPPED_DIR = Path(__file__).parents[2] / "profiles"  # the profiles seamhost ships
-SECTIONS = ("profile", "plugins", "sandbox", "limits", "recovery", "require", "gateway", "pricing")
+SECTIONS = (
+    "profile",
+    "plugins",
+    "sandbox",
+    "limits",
+    "recovery",
+    "retention",
+    "require",
+    "gateway",
+    "pricing",
+)
 
 
 def shipped_dirs(environ: Mapping[str, str] | None = None) -> list[Path]:
@@ -86,6 +96,7 @@ class ProfileFile(NamedTuple):
     limits: Mapping[str, Any] = {}
     gateway: Mapping[str, Any] = {}
     recovery: Mapping[str, Any] = {}
+    retention: Mapping[str, Any] = {}
     pricing: Mapping[str, Any] = {}
 
     @property
@@ -135,6 +146,7 @@ def read_file(path: Path) -> ProfileFile:
         limits=table_of(doc, "limits", label),
         gateway=table_of(doc, "gateway", label),
         recovery=table_of(doc, "recovery", label),
+        retention=table_of(doc, "retention", label),
         pricing=table_of(doc, "pricing", label),
     )
 

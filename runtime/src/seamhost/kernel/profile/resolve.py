@@ -51,6 +51,7 @@ from seamhost.kernel.profile.merge import merge_require, merge_sandbox, resolve_
 from seamhost.kernel.profile.pricing import Pricing, merge_pricing
 from seamhost.kernel.profile.provenance import Provenance
 from seamhost.kernel.profile.recovery import Recovery, merge_recovery
+from seamhost.kernel.profile.retention import Retention, merge_retention
 from seamhost.kernel.profile.tables import merge_plugin_tables
 from seamhost.sandbox.policy import SandboxPolicy
 from seamhost.schema import compile_schema
@@ -91,6 +92,7 @@ class Profile:
     limits: Limits = attrs.field(factory=Limits)  # the merged [limits]
     gateway: GatewaySettings = attrs.field(factory=GatewaySettings)  # the merged [gateway]
     recovery: Recovery = attrs.field(factory=Recovery)  # the merged [recovery]
+    retention: Retention = attrs.field(factory=Retention)  # the merged [retention]
     pricing: Pricing = attrs.field(factory=Pricing)  # the merged [pricing]
     provenance: Provenance = attrs.field(factory=Provenance, eq=False, repr=False)
     """which file set each key (for `profile show --why`); a profile built in code has none"""
@@ -137,6 +139,7 @@ class Profile:
             "limits": self.limits.to_json(),
             "gateway": self.gateway.to_json(),
             "recovery": self.recovery.to_json(),
+            "retention": self.retention.to_json(),
             "pricing": self.pricing.to_json(),
             "require": {
                 "seams": list(self.require_seams),
@@ -223,6 +226,7 @@ def resolve_profile(
         limits=merge_limits(chain),
         gateway=merge_gateway(chain, provenance),
         recovery=merge_recovery(chain),
+        retention=merge_retention(chain),
         pricing=merge_pricing(chain),
         provenance=provenance,
         secrets=tuple(secrets),

@@ -18,6 +18,7 @@ from seamhost.kernel.profile.limits import SCHEMA as LIMITS
 from seamhost.kernel.profile.pricing import PRICE_SCHEMA
 from seamhost.kernel.profile.pricing import SCHEMA as PRICING
 from seamhost.kernel.profile.recovery import SCHEMA as RECOVERY
+from seamhost.kernel.profile.retention import SCHEMA as RETENTION
 from seamhost.sandbox.policy import SandboxMode
 
 SECRET: dict[str, Any] = {  # a value may be a secret marker instead
@@ -105,6 +106,7 @@ def profile_schema(descriptors: Iterable[PluginDescriptor]) -> dict[str, Any]:
                 "additionalProperties": False,
                 "properties": RECOVERY,
             },
+            "retention": {"type": "object", "additionalProperties": False, "properties": RETENTION},
             "pricing": {
                 "type": "object",
                 "properties": PRICING,
