@@ -42,6 +42,24 @@ def test_json_prints_every_committed_envelope(tmp_path: Path) -> None:
         "exit_code": 0,
         "session": "fixed-id",
         "turns": [{"turn": 1, "reason": "completed"}],
+        # the scripted model reports no tokens, and no [pricing] prices it: cost unknown
+        "usage": {
+            "currency": "USD",
+            "input_tokens": 0,
+            "cached_input_tokens": 0,
+            "output_tokens": 0,
+            "cost": None,
+            "unpriced": ["quickstart"],
+            "turns": [
+                {
+                    "turn": 1,
+                    "input_tokens": 0,
+                    "cached_input_tokens": 0,
+                    "output_tokens": 0,
+                    "cost": None,
+                }
+            ],
+        },
     }
     assert [e["seq"] for e in envelopes] == list(range(len(envelopes)))
     assert envelopes[0]["type"] == "turn/start"

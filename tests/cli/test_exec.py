@@ -124,7 +124,9 @@ def test_json_prints_the_envelopes_then_one_final_line(tmp_path: Path) -> None:
         "final": "Done: notes.txt says hello.",
         "reason": "completed",
         "turn": 1,
+        "usage": final["usage"],  # the scripted model reports no tokens: test_openai_usage.py
     }
+    assert final["usage"]["output_tokens"] == 0
     assert [e["seq"] for e in envelopes] == list(range(len(envelopes)))
     assert envelopes == rig.records(final["session"])
     assert done.stderr == ""

@@ -119,6 +119,7 @@ def test_a_parked_scripted_run_names_approve_and_run_resume(scripted: Home) -> N
         "exit_code": 4,
         "session": "s-1",
         "turns": [{"turn": 1, "reason": "suspended"}],
+        "usage": summary["usage"],  # its totals: tests/model_openai/test_openai_usage.py
         "approval_id": approval,
         "answer": f"seamhost approve s-1 {approval}",
         "continue": then,
@@ -223,6 +224,7 @@ def test_a_parked_exec_of_a_real_model_names_exec_resume(real: Home, standin: St
         "final": "The draft is written.",
         "reason": "completed",
         "turn": 1,
+        "usage": summary["usage"],  # its totals: tests/model_openai/test_openai_usage.py
     }
 
 

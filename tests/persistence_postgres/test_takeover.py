@@ -114,9 +114,14 @@ def test_a_killed_worker_s_run_is_continued_and_each_takeover_is_shown(
     assert (first["claim"], first["worker"], first["ended"]) == (1, "worker-a", None)
     assert (second["claim"], second["worker"]) == (2, "worker-b")
     assert second["how"].startswith("completed")
+    # The scripted model reports no tokens and has no price: totals of 0, a cost unknown.
+    assert [t["turn"] for t in run["usage"]["turns"]] == [1]
+    assert (run["usage"]["output_tokens"], run["usage"]["cost"]) == (0, None)
     text = rig.cli("runs", "show", "s-1", *profile).stdout
     assert "epoch 2  by worker-b" in text
     assert "no end recorded: the worker died or stalled" in text
+    assert "     usage  0 in (0 cached), 0 out, cost ? (no [pricing] for " in text
+    assert "    turn 1  0 in (0 cached), 0 out, cost ?" in text
     timeline = rig.cli("session", "show", "s-1", *profile).stdout
     assert "taken over by worker-b at " in timeline
     assert "lease epoch 2: continues turn 1 step 1; open calls: call-1-1-1 in-flight" in timeline

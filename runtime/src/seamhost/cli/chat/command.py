@@ -31,6 +31,7 @@ from seamhost.cli.output import console
 from seamhost.cli.run.resuming import conversation_profile, reopen
 from seamhost.kernel.bundle import build_bundle
 from seamhost.run.agent import Agent
+from seamhost.run.usage import session_usage
 
 
 @click.command()
@@ -88,6 +89,9 @@ def chat(
     if code is ExitCode.OK and not session.records:
         view.out.print("no message was sent, so no session was stored")
     elif code is ExitCode.OK:
+        usage = session_usage(session.records, bundle.profile.pricing)
+        for line in usage.lines() if usage.reported else ():  # a scripted model reports none
+            view.out.print(line, markup=False, highlight=False)
         view.out.print(
             f"session {session.id}: resume it with `seamhost chat --resume {session.id}`"
         )

@@ -114,9 +114,10 @@ def exec_(
         if as_json:  # a stream ends in its summary all the same
             emit_summary(ExitCode.OK, session.id, None, {"final": None, "reason": None})
         sys.exit(int(ExitCode.OK))
-    sys.exit(
-        int(report_exec(session, outcome, interrupted=agent.cancelled.is_set(), as_json=as_json))
-    )
+    interrupted = agent.cancelled.is_set()
+    pricing = bundle.profile.pricing
+    ended = report_exec(session, outcome, interrupted=interrupted, as_json=as_json, pricing=pricing)
+    sys.exit(int(ended))
 
 
 def _detach_stdin() -> None:

@@ -6,11 +6,12 @@ failure's one line on stderr. With ``--json`` the envelopes already on stdout ar
 one summary line (:mod:`seamhost.cli.summary`)::
 
     {"outcome": "completed", "exit_code": 0, "session": "...", "final": "...",
-     "reason": "completed", "turn": 1}
+     "reason": "completed", "turn": 1, "usage": {...}}
 
 with ``"error": {...}`` too when the exit code is not 0, and ``answer``/``continue`` (the
 commands that answer and continue it) when the turn parked. ``final`` is ``null`` when the
-turn has no assistant text or parked.
+turn has no assistant text or parked. ``usage`` is the session's tokens and cost, whole and per
+turn (:mod:`seamhost.run.usage`); the text ending leaves it out: stdout is the answer alone.
 """
 
 from __future__ import annotations
@@ -29,8 +30,10 @@ from seamhost.cli.next_steps import (
 )
 from seamhost.cli.summary import emit_summary
 from seamhost.cli.terminal import terminal_safe
+from seamhost.run.usage import session_usage
 
 if TYPE_CHECKING:
+    from seamhost.kernel.profile.pricing import Pricing
     from seamhost.run.agent import TurnOutcome
     from seamhost.session.live import Session
     from seamhost.session.record import Record
@@ -42,7 +45,7 @@ def print_envelope(record: Record) -> None:
 
 
 def report_exec(
-    session: Session, outcome: TurnOutcome, *, interrupted: bool, as_json: bool
+    session: Session, outcome: TurnOutcome, *, interrupted: bool, as_json: bool, pricing: Pricing
 ) -> ExitCode:
     """Print how the turn ended (see the module docstring) and return the exit code."""
     then = continue_session_command(session)
@@ -62,6 +65,7 @@ def report_exec(
         "final": answer or None,
         "reason": outcome.reason,
         "turn": outcome.turn,
+        "usage": session_usage(session.records, pricing).to_json(),
     }
     if parked:
         fields.update(parked_fields(session.id, outcome.reason, outcome.approval, then))

@@ -170,7 +170,13 @@ def run(
             shutil.rmtree(root, ignore_errors=True)
     mismatches = mismatches_of(scenario, session, profile.name, agent) if check and scenario else []
     ended = report_run(
-        out, session, outcomes, mismatches, interrupted=agent.cancelled.is_set(), quiet=as_json
+        out,
+        session,
+        outcomes,
+        mismatches,
+        interrupted=agent.cancelled.is_set(),
+        quiet=as_json,
+        pricing=profile.pricing,
     )
     sys.exit(int(ended))
 

@@ -13,8 +13,10 @@ from seamhost.cli.next_steps import (
     parked_fields,
 )
 from seamhost.cli.summary import emit_summary
+from seamhost.run.usage import session_usage
 
 if TYPE_CHECKING:
+    from seamhost.kernel.profile.pricing import Pricing
     from seamhost.llm.replay import Script
     from seamhost.run.agent import Agent, TurnOutcome
     from seamhost.session.live import Session
@@ -28,25 +30,33 @@ def report_run(
     *,
     interrupted: bool,
     quiet: bool,
+    pricing: Pricing,
 ) -> ExitCode:
     """Say how the run ended, and the exit code that says it.
 
     A run that did not end well ends as every failing command does (:mod:`seamhost.cli.failures`):
     one line on stderr. With --json (`quiet`) the envelopes are followed by one summary object
     (:mod:`seamhost.cli.summary`) whatever the ending; its ``turns`` list each turn's reason,
-    its ``error.details`` hold the turns that did not complete and --check's mismatches.
+    its ``usage`` the session's tokens and cost, whole and per turn (:mod:`seamhost.run.usage`,
+    priced by `pricing`), its ``error.details`` the turns that did not complete and --check's
+    mismatches. The text ending shows the usage too, when the model reported any (a scripted
+    model reports none: its runs print what they always did).
     """
     session_id = session.id
     then = continue_session_command(session)
     parked = ("suspended", "parked")  # on a deferred approval, on a reconciliation
     suspended = outcomes[-1] if outcomes and outcomes[-1].reason in parked else None
     failed = [o for o in outcomes if o.reason not in ("completed", *parked)]
+    usage = session_usage(session.records, pricing)
     if not quiet and suspended is None:
         summary = "all completed" if not failed else f"{len(failed)} did not complete"
         out.print(f"session {session_id}: {len(outcomes)} turn(s), {summary}")
+        for line in usage.lines() if usage.reported else ():
+            out.print(line, markup=False, highlight=False)
         out.print(f"show it with: seamhost session show {session_id}")
     details: dict[str, Any] = {"session_id": session_id}
     fields: dict[str, Any] = {"turns": [{"turn": o.turn, "reason": o.reason} for o in outcomes]}
+    fields["usage"] = usage.to_json()
     message: str | None
     if interrupted:
         code, message = ExitCode.INTERRUPTED, f"interrupted: session {session_id} stopped"

@@ -1,4 +1,5 @@
-"""``seamhost runs show REF``: one run, its claims and the takeovers of its session."""
+"""``seamhost runs show REF``: one run, its claims, the takeovers of its session and the tokens
+it used, with their cost priced by ``--profile``'s ``[pricing]`` (:mod:`seamhost.run.usage`)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,10 @@ from seamhost.cli.runs.queue import queue_profile_option, run_json
 from seamhost.cli.session_store import open_store
 from seamhost.cli.terminal import terminal_safe
 from seamhost.errors import AmbiguousSessionId, SessionMissing, UnknownSession
+from seamhost.kernel.profile.pricing import pricing_of
 from seamhost.run.queue import RunAttempt, run_queue
+from seamhost.run.usage import session_usage
+from seamhost.session.record import Record
 from seamhost.session.store import SessionStore
 
 
@@ -22,7 +26,10 @@ from seamhost.session.store import SessionStore
 @click.option("--json", "as_json", is_flag=True, help="Print the run as JSON.")
 def show_run(*, ref: str, profile_ref: str, as_json: bool) -> None:
     """Show one run, REF its number or (a unique prefix of) its session id: its times, each
-    claim (who, when, how it ended) and each takeover of its session (who, when, epoch)."""
+    claim (who, when, how it ended) and each takeover of its session (who, when, epoch).
+
+    Then the tokens its session used and their cost ([pricing] of --profile), whole and per
+    turn."""
     store = open_store(None, profile_ref)
     queue = run_queue(store, profile_ref)
     found = queue.find(ref)
@@ -34,12 +41,15 @@ def show_run(*, ref: str, profile_ref: str, as_json: bool) -> None:
     run = (exact or found)[0]
     row = run_json(run)
     row["attempts"] = [attempt_json(attempt) for attempt in queue.attempts(run)]
-    row["takeovers"] = session_takeovers(store, run.session_id)
+    records = session_records(store, run.session_id)
+    row["takeovers"] = session_takeovers(records)
+    usage = session_usage(records, pricing_of(profile_ref))
+    row["usage"] = usage.to_json()
     if as_json:
         emit_json(row)
         return
     for key, value in row.items():
-        if key not in ("attempts", "takeovers"):
+        if key not in ("attempts", "takeovers", "usage"):
             click.echo(terminal_safe(f"{key:>10}  {value if value is not None else '-'}"))
     click.echo("  attempts  " + ("" if row["attempts"] else "none yet"))
     for attempt in row["attempts"]:
@@ -53,6 +63,9 @@ def show_run(*, ref: str, profile_ref: str, as_json: bool) -> None:
     click.echo(" takeovers  " + ("" if row["takeovers"] else "none"))
     for takeover in row["takeovers"]:
         click.echo(terminal_safe(f"    {takeover_line(takeover)}"))
+    click.echo(terminal_safe(f"     usage  {usage.text()}"))
+    for turn, totals in usage.turns.items():
+        click.echo(terminal_safe(f"    turn {turn}  {totals.text(usage.currency)}"))
 
 
 def attempt_json(attempt: RunAttempt) -> dict[str, Any]:
@@ -65,12 +78,16 @@ def attempt_json(attempt: RunAttempt) -> dict[str, Any]:
     }
 
 
-def session_takeovers(store: SessionStore, session_id: str) -> list[dict[str, Any]]:
-    """The ``session/takeover`` records of the run's session (none before it is stored)."""
+def session_records(store: SessionStore, session_id: str) -> list[Record]:
+    """The records of the run's session (none before it is stored)."""
     try:
-        records = list(store.read(session_id).records())
+        return list(store.read(session_id).records())
     except SessionMissing:
         return []
+
+
+def session_takeovers(records: list[Record]) -> list[dict[str, Any]]:
+    """The ``session/takeover`` records of the run's session."""
     return [
         {"seq": record.seq, "time": record.time, **record.data}
         for record in records

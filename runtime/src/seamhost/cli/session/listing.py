@@ -1,7 +1,11 @@
 """``seamhost session ls``: the stored sessions, filtered, fitted to the terminal.
 
 Listing reads each session's header only (the store's ``stat``), so it stays fast however long
-the sessions are; only ``--state`` reads each session whole (:mod:`seamhost.cli.session.states`).
+the sessions are; only ``--state`` (:mod:`seamhost.cli.session.states`) and ``--tokens`` read
+each session whole. Tokens are only in the log (the header is written before any is used), so
+their columns are asked for rather than shown always: ``--tokens`` adds the session's input,
+cached and output tokens and their cost, priced by ``--profile``'s ``[pricing]``
+(:mod:`seamhost.run.usage`), and ``--json --tokens`` each row's ``usage``.
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ from seamhost.cli.session_store import open_store, store_options
 from seamhost.errors import SeamhostError
 
 if TYPE_CHECKING:
+    from seamhost.kernel.profile.pricing import Pricing
+    from seamhost.run.usage import SessionUsage
     from seamhost.session.store import SessionStore
 
 
@@ -69,6 +75,25 @@ def select(
     return rows[-limit:] if limit is not None else rows
 
 
+def session_usages(
+    store: SessionStore, rows: list[dict[str, Any]], pricing: Pricing
+) -> dict[str, SessionUsage | None]:
+    """The usage of each readable row's session, by id (None when its log cannot be read)."""
+    from seamhost.run.usage import session_usage  # only --tokens reads the logs
+
+    usages: dict[str, SessionUsage | None] = {}
+    for row in rows:
+        if "error" in row:
+            continue
+        try:
+            records = list(store.read(row["session_id"]).records())
+        except SeamhostError:
+            usages[row["session_id"]] = None
+            continue
+        usages[row["session_id"]] = session_usage(records, pricing)
+    return usages
+
+
 @click.command("ls")
 @store_options
 @click.option("--limit", type=click.IntRange(min=1), help="Only the N most recent sessions.")
@@ -89,6 +114,12 @@ def select(
     multiple=True,
     help="Only sessions in this state (repeatable); reads each session whole.",
 )
+@click.option(
+    "--tokens",
+    is_flag=True,
+    help="Add the tokens each session used and their cost ([pricing] of --profile); reads "
+    "each session whole.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the sessions as JSON.")
 def list_sessions(
     *,
@@ -98,6 +129,7 @@ def list_sessions(
     since: int | None,
     created_with: str | None,
     states: tuple[str, ...],
+    tokens: bool,
     as_json: bool,
 ) -> None:
     """List the stored sessions, oldest first (from their headers only).
@@ -107,13 +139,30 @@ def list_sessions(
     store = open_store(root, profile_ref)
     stored = stored_rows(store)
     rows = select(store, stored, since=since, created_with=created_with, states=states, limit=limit)
+    usages = None
+    if tokens:
+        from seamhost.kernel.profile.pricing import pricing_of
+
+        usages = session_usages(store, rows, pricing_of(profile_ref))
     if as_json:
+        for row in rows:
+            if usages is not None and row["session_id"] in usages:
+                usage = usages[row["session_id"]]
+                row["usage"] = usage.to_json() if usage is not None else None
         emit_json(rows)
         return
-    print_rows(rows, states=bool(states), empty="no sessions stored" if not stored else None)
+    empty = "no sessions stored" if not stored else None
+    print_rows(rows, states=bool(states), usages=usages, empty=empty)
 
 
-def print_rows(rows: list[dict[str, Any]], *, states: bool, empty: str | None) -> None:
+def print_rows(
+    rows: list[dict[str, Any]],
+    *,
+    states: bool,
+    usages: dict[str, SessionUsage | None] | None,
+    empty: str | None,
+) -> None:
+    """The table; with `usages` (``--tokens``), each session's token and cost columns."""
     out = console()
     if not rows:
         out.print(empty or "no session matches")
@@ -123,6 +172,7 @@ def print_rows(rows: list[dict[str, Any]], *, states: bool, empty: str | None) -
         Column("session", keep=True),
         Column("created"),
         *([Column("state")] if states else []),
+        *(TOKEN_COLUMNS if usages is not None else []),  # asked for: before what always is
         Column("profile"),
         Column("size"),
         Column("barriers"),
@@ -133,6 +183,7 @@ def print_rows(rows: list[dict[str, Any]], *, states: bool, empty: str | None) -
             row["session_id"],
             format_time(row["created"]),
             *([row["state"]] if states else []),
+            *(usage_cells(usages[row["session_id"]]) if usages is not None else []),
             str(row["profile"] or "-"),
             format_size(row["size"]),
             "on" if row["barriers"] else "off",
@@ -145,3 +196,21 @@ def print_rows(rows: list[dict[str, Any]], *, states: bool, empty: str | None) -
     for row in rows:
         if "error" in row:
             out.print(f"[red]? {esc(row['session_id'])}[/red]: {esc(row['error'])}")
+
+
+TOKEN_COLUMNS = [Column("in"), Column("out"), Column("cost"), Column("cached")]
+
+
+def usage_cells(usage: SessionUsage | None) -> list[str]:
+    """The token columns of one row: ``?`` throughout when its log could not be read."""
+    if usage is None:
+        return ["?"] * len(TOKEN_COLUMNS)
+    from seamhost.run.usage import format_cost
+
+    totals = usage.session
+    return [
+        f"{totals.input_tokens:,}",
+        f"{totals.output_tokens:,}",
+        format_cost(totals.cost, usage.currency),
+        f"{totals.cached_input_tokens:,}",
+    ]

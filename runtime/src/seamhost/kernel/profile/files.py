@@ -27,6 +27,7 @@ SECTIONS = (
     "retention",
     "require",
     "gateway",
+    "pricing",
 )
 
 
@@ -96,6 +97,7 @@ class ProfileFile(NamedTuple):
     gateway: Mapping[str, Any] = {}
     recovery: Mapping[str, Any] = {}
     retention: Mapping[str, Any] = {}
+    pricing: Mapping[str, Any] = {}
 
     @property
     def label(self) -> str:
@@ -145,6 +147,7 @@ def read_file(path: Path) -> ProfileFile:
         gateway=table_of(doc, "gateway", label),
         recovery=table_of(doc, "recovery", label),
         retention=table_of(doc, "retention", label),
+        pricing=table_of(doc, "pricing", label),
     )
 
 

@@ -2,7 +2,8 @@
 
 A profile names the plugins of the bundle (a ``[plugins.<name>]`` table each), the session's
 sandbox policy (``[sandbox]``), what must be present (``[require]``), bounds on its work
-(``[limits]``) and what ``mcp serve`` lets its clients decide (``[gateway]``). Resolution:
+(``[limits]``), what ``mcp serve`` lets its clients decide (``[gateway]``) and what its
+models' tokens cost (``[pricing]``). Resolution:
 
 1. ``extends`` (a shipped profile name or a path, relative to the extending file) is followed
    depth-first, parents left to right; each file is applied once, parents before children (the
@@ -47,6 +48,7 @@ from seamhost.kernel.profile.files import ProfileFile, load_chain
 from seamhost.kernel.profile.gateway import GatewaySettings, merge_gateway
 from seamhost.kernel.profile.limits import Limits, merge_limits
 from seamhost.kernel.profile.merge import merge_require, merge_sandbox, resolve_secrets, value_at
+from seamhost.kernel.profile.pricing import Pricing, merge_pricing
 from seamhost.kernel.profile.provenance import Provenance
 from seamhost.kernel.profile.recovery import Recovery, merge_recovery
 from seamhost.kernel.profile.retention import Retention, merge_retention
@@ -91,6 +93,7 @@ class Profile:
     gateway: GatewaySettings = attrs.field(factory=GatewaySettings)  # the merged [gateway]
     recovery: Recovery = attrs.field(factory=Recovery)  # the merged [recovery]
     retention: Retention = attrs.field(factory=Retention)  # the merged [retention]
+    pricing: Pricing = attrs.field(factory=Pricing)  # the merged [pricing]
     provenance: Provenance = attrs.field(factory=Provenance, eq=False, repr=False)
     """which file set each key (for `profile show --why`); a profile built in code has none"""
     secrets: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False)
@@ -137,6 +140,7 @@ class Profile:
             "gateway": self.gateway.to_json(),
             "recovery": self.recovery.to_json(),
             "retention": self.retention.to_json(),
+            "pricing": self.pricing.to_json(),
             "require": {
                 "seams": list(self.require_seams),
                 "plugins": jsonvalue.thaw(self.require_plugins),
@@ -223,6 +227,7 @@ def resolve_profile(
         gateway=merge_gateway(chain, provenance),
         recovery=merge_recovery(chain),
         retention=merge_retention(chain),
+        pricing=merge_pricing(chain),
         provenance=provenance,
         secrets=tuple(secrets),
     )

@@ -15,6 +15,8 @@ from seamhost.jsonvalue import thaw
 from seamhost.kernel.plugins import PluginDescriptor
 from seamhost.kernel.profile.gateway import SCHEMA as GATEWAY
 from seamhost.kernel.profile.limits import SCHEMA as LIMITS
+from seamhost.kernel.profile.pricing import PRICE_SCHEMA
+from seamhost.kernel.profile.pricing import SCHEMA as PRICING
 from seamhost.kernel.profile.recovery import SCHEMA as RECOVERY
 from seamhost.kernel.profile.retention import SCHEMA as RETENTION
 from seamhost.sandbox.policy import SandboxMode
@@ -105,6 +107,11 @@ def profile_schema(descriptors: Iterable[PluginDescriptor]) -> dict[str, Any]:
                 "properties": RECOVERY,
             },
             "retention": {"type": "object", "additionalProperties": False, "properties": RETENTION},
+            "pricing": {
+                "type": "object",
+                "properties": PRICING,
+                "additionalProperties": PRICE_SCHEMA,
+            },
             "require": {
                 "type": "object",
                 "additionalProperties": False,
