@@ -1,7 +1,7 @@
 """The seams plugins add, for ``seams.md``: capabilities and hook specs of their own.
 
 A descriptor adds a seam in one of two ways. A name in ``provides`` that is not in the kernel's
-catalogue is a **capability**: nothing is called, but a profile can require it
+catalogue is a **capability**: no hook is called, but a profile can require it
 (``[require] seams``) and the kernel reads it (``session/checkpoint`` marks a bundle's sessions
 as written with barriers). Its meaning is the paragraph of the providing plugin's module
 docstring that names it, which must exist. A hook-spec module or class in ``hookspecs`` adds
@@ -35,7 +35,7 @@ def capability_section(seam: str, providers: list[Shipped]) -> list[str]:
         f"### {seam}",
         "",
         "No hook: a capability. A plugin declares it in `provides` and a profile may require "
-        "it in `[require] seams`; nothing is called.",
+        "it in `[require] seams`; no hook is called.",
         "",
         f"- **added by:** {names}",
         "",

@@ -14,6 +14,12 @@ Profile table (``profiles/observed.toml`` is the default bundle with it)::
 Everything else is the standard ``OTEL_*`` environment (:mod:`seamhost_observe_otel.settings`),
 checked when the bundle is built. The OpenTelemetry SDK loads with this package, that is only
 when a profile names the plugin. docs/observing.md is the operator's guide.
+
+It also provides the capability ``session/export``: ``seamhost session export`` finds the plugin
+of the profile's bundle that declares it and asks its object for a stored log's spans, rebuilt
+by the same builder as the live ones, sent synchronously over OTLP/HTTP (``export_session``) or
+written as OTLP/JSON (``export_json``); the protocol is ``SessionExporter`` in
+``seamhost.cli.session.export``, the rebuilding :mod:`seamhost_observe_otel.export`.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from __future__ import annotations
 from typing import Any
 
 from seamhost import PluginDescriptor
+from seamhost_observe_otel.export import EXPORT_CAPABILITY
 from seamhost_observe_otel.plugin import ObserveOtel
 from seamhost_observe_otel.settings import NAME
 
@@ -34,7 +41,7 @@ descriptor = PluginDescriptor(
     name=NAME,
     factory=ObserveOtel,
     config_schema=CONFIG_SCHEMA,
-    provides=["session/event"],
+    provides=["session/event", EXPORT_CAPABILITY],
     description="OpenTelemetry traces and metrics of every session (OTLP/HTTP, GenAI conventions).",
 )
 

@@ -24,12 +24,18 @@ from typing import TYPE_CHECKING
 
 from seamhost import PluginContext, hookimpl
 from seamhost_observe_otel.builder import SessionFacts, SpanBuilder
+from seamhost_observe_otel.export import SpanSender, otlp_json, rebuilt_spans
 from seamhost_observe_otel.queueing import Report, Sink, SpanQueue
-from seamhost_observe_otel.settings import NAME, Settings
+from seamhost_observe_otel.readable import resource
+from seamhost_observe_otel.settings import NAME, Settings, traces_url_at
 from seamhost_observe_otel.sink import OtlpExporters
 
 if TYPE_CHECKING:
-    from seamhost import Record, Session
+    from collections.abc import Iterable
+
+    from opentelemetry.sdk.trace import ReadableSpan
+
+    from seamhost import Record, Session, SessionHeader
 
 EXIT_WAIT_S = 1.0  # what a process's exit waits for the collector at most
 _HEAD, _TAIL = 60, 140  # the warning is one line: a long cause keeps its start and its end
@@ -52,6 +58,7 @@ class ObserveOtel:
         self._builders: dict[str, SpanBuilder] = {}
         self._queue: SpanQueue | None = None
         self._lock = threading.Lock()
+        self._senders: dict[str, SpanSender] = {}  # session export's, by traces URL
 
     @hookimpl
     def session_event(self, session: Session, record: Record) -> None:
@@ -74,6 +81,32 @@ class ObserveOtel:
                 self._queue.start()  # the exporters are made before the first span is ready
                 atexit.register(self.close)
             return builder
+
+    # -- session/export: a stored log, after the fact (seamhost session export) ---------------
+
+    def export_session(
+        self, header: SessionHeader, records: Iterable[Record], *, endpoint: str | None = None
+    ) -> int:
+        """Send the spans of a stored log to `endpoint` (default: the OTEL_* settings' collector).
+
+        Returns how many were sent; raises `SeamFailed` naming the URL when the collector does
+        not take them, `ConfigError` when `endpoint` is no http(s) URL.
+        """
+        url = self.settings.traces_url if endpoint is None else traces_url_at(endpoint)
+        sender = self._senders.get(url)
+        if sender is None:
+            sender = self._senders[url] = SpanSender(url, dict(self.settings.headers))
+        spans = self._rebuilt(header, records)
+        sender.send(spans)
+        return len(spans)
+
+    def export_json(self, header: SessionHeader, records: Iterable[Record]) -> str:
+        """The spans of a stored log as one OTLP/JSON ``ExportTraceServiceRequest`` line."""
+        return otlp_json(self._rebuilt(header, records))
+
+    def _rebuilt(self, header: SessionHeader, records: Iterable[Record]) -> list[ReadableSpan]:
+        where = resource(self.settings.service_name)
+        return rebuilt_spans(header, records, where, capture_content=self.settings.capture_content)
 
     def close(self) -> Report | None:
         """Finish the open spans, send what is queued (bounded), warn once about any loss.

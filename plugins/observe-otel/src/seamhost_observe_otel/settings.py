@@ -87,6 +87,13 @@ class Settings:
         )
 
 
+def traces_url_at(endpoint: str) -> str:
+    """The traces URL under ``--endpoint``, a collector's base URL (as the variable's value)."""
+    endpoint = endpoint.strip()
+    _check_url("--endpoint", endpoint, "command line")
+    return f"{endpoint.rstrip('/')}/v1/traces"
+
+
 def parse_headers(text: str) -> dict[str, str]:
     """``k=v,k2=v2`` (W3C baggage style, values percent-encoded) as a dict."""
     headers: dict[str, str] = {}
@@ -106,17 +113,18 @@ def parse_headers(text: str) -> dict[str, str]:
     return headers
 
 
-def _check_url(name: str, url: str) -> None:
+def _check_url(name: str, url: str, source: str = SOURCE) -> None:
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise _bad(
             name,
             f"{url!r} is not an http(s) URL with a host; write it like {DEFAULT_ENDPOINT}",
+            source,
         )
     try:
         parts.port  # noqa: B018 (urlsplit checks the port only when asked for it)
     except ValueError:
-        raise _bad(name, f"{url!r} has an invalid port") from None
+        raise _bad(name, f"{url!r} has an invalid port", source) from None
 
 
 def _flag(name: str, value: str) -> bool:
@@ -127,5 +135,5 @@ def _flag(name: str, value: str) -> bool:
     raise _bad(name, f"{value!r} is neither true nor false")
 
 
-def _bad(name: str, problem: str) -> ConfigError:
-    return ConfigError(SOURCE, name, problem)
+def _bad(name: str, problem: str, source: str = SOURCE) -> ConfigError:
+    return ConfigError(source, name, problem)

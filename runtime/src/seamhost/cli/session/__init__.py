@@ -5,7 +5,8 @@ as a unique prefix (:mod:`seamhost.cli.lookup`). ``ls`` (:mod:`~seamhost.cli.ses
 ``show`` and ``verify`` only read: they never take a writer's lock, so they work on a live or
 crashed session alike. ``repair``, ``rm`` and ``prune`` (:mod:`~seamhost.cli.session.retention`)
 take the lock, so a session a live writer holds is refused, never repaired or removed; the
-reconciliation commands (design.md §10) are :mod:`~seamhost.cli.session.reconcile`. Each
+reconciliation commands (design.md §10) are :mod:`~seamhost.cli.session.reconcile`; ``export``
+(:mod:`~seamhost.cli.session.export`) rebuilds sessions' traces through a plugin. Each
 subcommand is imported only when it runs: listing a few headers does not load the machinery
 that repairs a session.
 """
@@ -20,6 +21,10 @@ _COMMANDS = {
     "evidence": Lazy(
         "seamhost.cli.session.evidence:evidence",
         "Write the public evidence of sessions ID...: ids, digests, decisions, outcomes only.",
+    ),
+    "export": Lazy(
+        "seamhost.cli.session.export:export",
+        "Rebuild the traces of sessions ID... from their logs, with their recorded times.",
     ),
     "ls": Lazy(
         "seamhost.cli.session.listing:list_sessions",
