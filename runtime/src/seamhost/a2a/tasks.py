@@ -204,11 +204,11 @@ class Tasks:
                 f"`seamhost session reconcile {session.id}`, then send a message on this task "
                 f"to continue{note}"
             )
+        answer = f"{session.id} {parked.approval_id}"
         return (
             f"call {parked.call_id} ({parked.tool}) awaits approval {parked.approval_id}: "
-            f"{parked.reason}. An operator answers with `seamhost approve {parked.approval_id}` "
-            f"or `seamhost reject {parked.approval_id}`; then send a message on this task to "
-            f"continue{note}"
+            f"{parked.reason}. An operator answers with `seamhost approve {answer}` or "
+            f"`seamhost reject {answer}`; then send a message on this task to continue{note}"
         )
 
     @staticmethod
