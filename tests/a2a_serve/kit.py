@@ -157,9 +157,7 @@ def message(
     text: str, task_id: str | None = None, context_id: str | None = None
 ) -> a2a.SendMessageRequest:
     """A user message, on `task_id` (in `context_id`) when it continues a task."""
-    sent = new_text_message(
-        text, task_id=task_id, context_id=context_id, role=a2a.Role.ROLE_USER
-    )
+    sent = new_text_message(text, task_id=task_id, context_id=context_id, role=a2a.Role.ROLE_USER)
     return a2a.SendMessageRequest(message=sent)
 
 

@@ -117,7 +117,8 @@ def test_a_task_completes_and_its_calls_are_in_a_durable_session(tmp_path: Path)
         for e in received
         if e.HasField("status_update") and "seamhost/seq" in e.status_update.metadata
     ]
-    assert seqs == sorted(seqs) and len(seqs) == 4
+    assert seqs == sorted(seqs)
+    assert len(seqs) == 4
     read = next(
         e.artifact_update.artifact
         for e in received
@@ -179,10 +180,12 @@ def test_a_deferred_approval_is_input_required_until_answered(tmp_path: Path) ->
     records = rig.records(task)
     well_formed(records)
     (decided,) = of_type(records, "approval/decided")
-    assert decided["outcome"] == "allowed-once" and decided["decider"] == "ops"
+    assert decided["outcome"] == "allowed-once"
+    assert decided["decider"] == "ops"
     assert len(of_type(records, "tool/dispatch")) == 1  # the call ran once
     (result,) = of_type(records, "tool/result")
-    assert result["call_id"] == "call-1-1-1" and not result["is_error"], result
+    assert result["call_id"] == "call-1-1-1"
+    assert not result["is_error"], result
     assert (rig.workspace / "ask" / "plan.txt").read_text() == "step one\n"
 
 
@@ -199,7 +202,8 @@ def test_cancel_takes_the_runs_cancel_path(tmp_path: Path, plugin_site: PluginSi
                     meta = event.status_update.metadata
                     if "seamhost/record" in meta and meta["seamhost/record"] == "tool/dispatch":
                         break
-                await stream.aclose()
+                # The SDK types it an AsyncIterator; it is an async generator: close the stream.
+                await stream.aclose()  # type: ignore[attr-defined]
                 canceled = await made.cancel_task(a2a.CancelTaskRequest(id=task_id(received)))
                 return received, canceled
 
