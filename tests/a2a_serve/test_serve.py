@@ -282,3 +282,30 @@ def test_malformed_and_oversized_requests_get_json_rpc_errors(tmp_path: Path) ->
         assert oversized.json()["error"]["code"] == -32600
     assert rig.session_ids() == []  # the store was never touched
     assert "Traceback" not in server.stderr
+
+
+def test_a_task_past_the_session_cap_is_rejected_unrecorded(
+    tmp_path: Path, plugin_site: PluginSite
+) -> None:
+    rig = Rig(tmp_path, NAPS, site=plugin_site)
+    with rig.serve("--max-sessions", "1") as server:
+
+        async def go() -> tuple[str, list[a2a.StreamResponse]]:
+            async with client(server.url) as made:
+                received: list[a2a.StreamResponse] = []
+                stream = made.send_message(message("Take a long nap."))
+                async for event in stream:
+                    received.append(event)
+                    meta = event.status_update.metadata
+                    if "seamhost/record" in meta and meta["seamhost/record"] == "tool/dispatch":
+                        break
+                # The SDK types it an AsyncIterator; it is an async generator: close the stream.
+                await stream.aclose()  # type: ignore[attr-defined]
+                second = await events(made, message("Another nap."))
+                await made.cancel_task(a2a.CancelTaskRequest(id=task_id(received)))
+                return task_id(received), second
+
+        first, second = asyncio.run(go())
+    assert states(second)[-1] == "TASK_STATE_REJECTED"
+    assert "runs 1 tasks already" in last_text(second)
+    assert rig.session_ids() == [first]  # the rejected task wrote nothing
