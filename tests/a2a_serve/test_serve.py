@@ -309,3 +309,23 @@ def test_a_task_past_the_session_cap_is_rejected_unrecorded(
     assert states(second)[-1] == "TASK_STATE_REJECTED"
     assert "runs 1 tasks already" in last_text(second)
     assert rig.session_ids() == [first]  # the rejected task wrote nothing
+
+
+def test_cancelling_a_parked_task_leaves_its_question_open(tmp_path: Path) -> None:
+    rig = Rig(tmp_path, ASKS)
+    with rig.serve() as server:
+
+        async def go() -> tuple[str, a2a.Task]:
+            async with client(server.url) as made:
+                parked = await events(made, message("Write the plan."))
+                assert states(parked)[-1] == "TASK_STATE_INPUT_REQUIRED"
+                task = task_id(parked)
+                return task, await made.cancel_task(a2a.CancelTaskRequest(id=task))
+
+        task, canceled = asyncio.run(go())
+    assert canceled.status.state == a2a.TaskState.TASK_STATE_CANCELED
+    records = rig.records(task)
+    well_formed(records)  # parked: open, not unfinished
+    (deferred,) = of_type(records, "approval/deferred")
+    assert deferred["id"] in rig.cli("approvals", "--json").stdout  # still for the operator
+    assert not of_type(records, "tool/dispatch")
