@@ -9,7 +9,8 @@ commands nothing.
 
 * :mod:`.card`: the Agent Card, the profile's agent and its tools as skills;
 * :mod:`.updates`: the session's records as A2A task updates (status, artifacts);
-* :mod:`.tasks`: one task as one session: start, park on a deferred approval, continue, cancel;
-* :mod:`.executor`: the SDK's ``AgentExecutor`` over :mod:`.tasks`, and the session cap;
+* :mod:`.tasks`: one task as one session: start, park on a deferred approval, continue, cancel,
+  and the cap on tasks running at once;
+* :mod:`.executor`: the SDK's ``AgentExecutor`` over :mod:`.tasks`;
 * :mod:`.server`: the SDK's JSON-RPC routes behind the gateway's door and limits.
 """
