@@ -58,6 +58,7 @@ LAYERS = [
     {"kernel"},
     {"run"},
     {"gateway"},  # mcp serve: the SDK server over the run layer's pipeline; only the cli uses it
+    {"a2a"},  # a2a serve: the A2A SDK server over the agent loop and the gateway's door; cli only
     {"testing"},
     {"cli"},
     {"__init__", "__main__"},
