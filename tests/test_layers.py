@@ -60,7 +60,9 @@ LAYERS = [
     {"gateway"},  # mcp serve: the SDK server over the run layer's pipeline; only the cli uses it
     {"a2a"},  # a2a serve: the A2A SDK server over the agent loop and the gateway's door; cli only
     {"testing"},
-    {"cli"},
+    # the two doors people use, side by side: the web console shows what the CLI's timeline
+    # renders, and the CLI's `console` command starts it
+    {"cli", "console"},
     {"__init__", "__main__"},
 ]
 
