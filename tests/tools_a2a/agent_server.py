@@ -150,7 +150,7 @@ def app(port: int, state: Path) -> Any:
     if variant == "invalid":
 
         async def not_a_card(request: Request) -> Response:
-            return JSONResponse({"greeting": "hello", "skills": "none"})
+            return JSONResponse({"greeting": "hello", "version": "1.0.0"})
 
         card_routes = [Route("/.well-known/agent-card.json", not_a_card)]
     else:
