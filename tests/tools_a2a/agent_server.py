@@ -8,6 +8,8 @@ restarted agent still knows the tasks of the one before. What it does with a mes
 * ``need input``: the task ends ``input-required`` asking "which city?";
 * ``crash``: the task is accepted (its id streamed to the caller), then the agent records it
   completed in its store and kills its own process before the caller hears anything more;
+* ``crash early``: the agent records the task completed and dies before sending anything;
+* ``vanish``: the agent dies before any task exists;
 * anything else: the task completes with the artifact ``echo: TEXT`` (and the message's data).
 
 ``AGENT_CARD`` in the environment changes the card: ``v2`` serves another version and skill,
@@ -27,7 +29,7 @@ import uvicorn
 from a2a.helpers.proto_helpers import get_data_parts, new_data_part, new_text_part
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.context import ServerCallContext
-from a2a.server.events.event_queue_v2 import EventQueue
+from a2a.server.events import EventQueue
 from a2a.server.request_handlers import DefaultRequestHandlerV2
 from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
 from a2a.server.tasks.task_store import TaskStore
@@ -43,7 +45,7 @@ from a2a.types.a2a_pb2 import (
     TaskState,
     TaskStatus,
 )
-from google.protobuf.json_format import MessageToDict, ParseDict
+from google.protobuf.json_format import MessageToDict, ParseDict  # type: ignore[import-untyped]  # no hints
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -91,6 +93,19 @@ class Echo(AgentExecutor):
         text = context.get_user_input()
         task_id, context_id = context.task_id or "", context.context_id or ""
         updater = TaskUpdater(event_queue, task_id, context_id)
+        if text == "vanish":  # dies before any task exists
+            os._exit(0)
+        if text == "crash early":  # does the work, then dies before the task id is sent
+            done = Task(
+                id=task_id,
+                context_id=context_id,
+                status=TaskStatus(state=TaskState.TASK_STATE_COMPLETED),
+            )
+            if context.message is not None:
+                done.history.append(context.message)
+            done.artifacts.add(artifact_id="a1", parts=[new_text_part("done, unannounced")])
+            self.store.put(done)
+            os._exit(0)
         if context.current_task is None:
             await event_queue.enqueue_event(
                 Task(
@@ -167,6 +182,7 @@ def app(port: int, state: Path) -> Any:
         await application(scope, receive, send)
 
     return bearer
+
 
 if __name__ == "__main__":
     port, state = int(sys.argv[1]), Path(sys.argv[2])

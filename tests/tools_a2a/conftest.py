@@ -87,10 +87,22 @@ def root() -> Iterator[Path]:
 
 @pytest.fixture
 def remote(root: Path) -> Iterator[RemoteAgent]:
+    """An agent of the test's own, which it may stop, restart or change."""
     agent = RemoteAgent(root)
     agent.start()
     yield agent
     agent.stop()
+
+
+@pytest.fixture(scope="module")
+def shared() -> Iterator[RemoteAgent]:
+    """One agent for a module's tests that leave it as it is (starting one takes seconds)."""
+    path = Path(tempfile.mkdtemp(prefix="seamhost-a2a-agent-"))
+    agent = RemoteAgent(path)
+    agent.start()
+    yield agent
+    agent.stop()
+    shutil.rmtree(path, ignore_errors=True)
 
 
 def profile(root: Path, agents: str, scenario: str = "", extra: str = "") -> Path:

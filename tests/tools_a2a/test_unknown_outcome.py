@@ -32,7 +32,8 @@ def test_a_dropped_delegation_is_unknown_then_reconciled_by_asking_the_agent(
     assert remote.wait_dead() == 0  # the agent really died mid-task
     assert run.codes == {"c1": "TOOL_OUTCOME_UNKNOWN"}, run.contents
     task_id = run.metas["c1"]["a2a_task_id"]
-    assert task_id in run.contents["c1"] and "reconcile" in run.contents["c1"]
+    assert task_id in run.contents["c1"]
+    assert "reconcile" in run.contents["c1"]
 
     # Before the agent is back, nothing can be asked (the mount itself fails, naming it), and
     # nothing is written.
@@ -40,7 +41,8 @@ def test_a_dropped_delegation_is_unknown_then_reconciled_by_asking_the_agent(
     size = log.stat().st_size
     before = run_cli("session", "reconcile", "--due", "--profile", str(path), "--json")
     assert before.returncode == 2, before.stderr
-    assert 'A2A agent "echo": unreachable' in before.stderr and "Traceback" not in before.stderr
+    assert 'A2A agent "echo": unreachable' in before.stderr
+    assert "Traceback" not in before.stderr
     assert log.stat().st_size == size
 
     remote.start()
@@ -67,3 +69,43 @@ def _reopened(path: Path, session_id: str):  # type: ignore[no-untyped-def]
     session, _ = open_session(build_bundle(resolve_profile(str(path))), session_id)
     session.close()
     return session
+
+
+def test_a_task_id_that_never_arrived_is_found_by_the_calls_context(
+    root: Path, remote: RemoteAgent
+) -> None:
+    path = profile(root, agent_table(remote.url), one_call("a2a__echo", {"message": "crash early"}))
+    run = run_turn(path, Area(root))
+    remote.wait_dead()
+    assert run.codes == {"c1": "TOOL_OUTCOME_UNKNOWN"}, run.contents
+    assert "a2a_task_id" not in run.metas["c1"]
+    assert "no task id arrived" in run.contents["c1"]
+    remote.start()
+    done = run_cli("session", "reconcile", "--due", "--profile", str(path), "--json")
+    [report] = json.loads(done.stdout)
+    assert report["outcome"] == "resolved", (report, done.stderr)
+    [reconciled] = [
+        data
+        for kind, data in records_of(_reopened(path, run.session.id))
+        if kind == "tool/reconciled"
+    ]
+    assert reconciled["content"] == "done, unannounced"
+    assert reconciled["value"]["context_id"] == run.metas["c1"].get(
+        "a2a_context_id", reconciled["value"]["context_id"]
+    )
+
+
+def test_a_delegation_the_agent_never_kept_stays_unknown(root: Path, remote: RemoteAgent) -> None:
+    path = profile(root, agent_table(remote.url), one_call("a2a__echo", {"message": "vanish"}))
+    run = run_turn(path, Area(root))
+    remote.wait_dead()
+    assert run.codes == {"c1": "TOOL_OUTCOME_UNKNOWN"}, run.contents
+    remote.start()
+    done = run_cli("session", "reconcile", "--due", "--profile", str(path), "--json")
+    [report] = json.loads(done.stdout)
+    # Honest: the agent knows no task of the call's context, which proves nothing either way.
+    assert report["outcome"] == "failed", report
+    assert "no task id arrived" in report["detail"]
+    assert "stays unknown" in report["detail"]
+    kinds = [kind for kind, _ in records_of(_reopened(path, run.session.id))]
+    assert "tool/reconciled" not in kinds

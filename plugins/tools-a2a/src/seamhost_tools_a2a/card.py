@@ -38,9 +38,7 @@ async def fetch_card(agent: AgentSettings, http: httpx.AsyncClient) -> Card:
     try:
         response = await http.get(agent.card_url, headers=agent.headers())
     except httpx.HTTPError as exc:
-        raise A2aAgentError(
-            agent.name, f"unreachable at {agent.card_url}: {_reason(exc)}"
-        ) from exc
+        raise A2aAgentError(agent.name, f"unreachable at {agent.card_url}: {_reason(exc)}") from exc
     if response.status_code != 200:
         raise A2aAgentError(
             agent.name, f"its Agent Card at {agent.card_url} answered HTTP {response.status_code}"
@@ -57,7 +55,7 @@ def check_card(agent: str, body: Any) -> Card:
     from a2a.client.card_resolver import parse_agent_card
     from a2a.utils.errors import InvalidParamsError
     from a2a.utils.proto_utils import validate_proto_required_fields
-    from google.protobuf.json_format import ParseError
+    from google.protobuf.json_format import ParseError  # type: ignore[import-untyped]  # no hints
 
     if not isinstance(body, dict):
         raise A2aAgentError(agent, "its Agent Card is not a JSON object: not valid A2A")

@@ -102,7 +102,7 @@ async def delegate(tool: MountedAgent, ctx: ToolContext) -> ToolOutput:
 
 def _request(ctx: ToolContext) -> Any:
     from a2a.types.a2a_pb2 import Message, Part, Role, SendMessageRequest
-    from google.protobuf.struct_pb2 import Value
+    from google.protobuf.struct_pb2 import Value  # type: ignore[import-untyped]  # no hints
 
     arguments = thaw(ctx.arguments)
     parts = [Part(text=str(arguments["message"]))]

@@ -4,7 +4,8 @@ With the remote task id the lost answer had already carried (the unknown result'
 ``a2a_task_id``), the probe sends ``tasks/get``; without it (the connection dropped before the
 task id arrived), it asks ``tasks/list`` for the tasks of the call's context
 (:func:`~seamhost_tools_a2a.delegation.context_id`) and takes the one whose history holds the
-attempt's message, or the only one. What the task's state says:
+attempt's message (or, for a first attempt, the only one, when the agent keeps no history).
+What the task's state says:
 
 * finished or waiting for input: :class:`Resolved` with what the call would have returned
   (``failed``/``rejected``/``canceled``: resolved as ``TOOL_ERROR``);
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from seamhost_tools_a2a.mounted import MountedAgent
 
 RETRY_S = 2.0  # when to ask again about a task still working
+HISTORY = 100  # messages of each listed task to search for the attempt's message
 
 
 async def probe_task(tool: MountedAgent, probe: Probe) -> ProbeAnswer:
@@ -44,8 +46,11 @@ async def probe_task(tool: MountedAgent, probe: Probe) -> ProbeAnswer:
                 task: Any = await client.get_task(GetTaskRequest(id=str(task_id)))
             else:
                 context = context_id(probe.idempotency_key)
-                listed = await client.list_tasks(ListTasksRequest(context_id=context))
-                task = _the_attempts(listed.tasks, f"{probe.idempotency_key}:{probe.attempt}")
+                question = ListTasksRequest(
+                    context_id=context, include_artifacts=True, history_length=HISTORY
+                )
+                listed = await client.list_tasks(question)
+                task = _the_attempts(listed.tasks, probe)
                 if task is None:
                     raise A2aAgentError(
                         agent.name,
@@ -69,8 +74,13 @@ async def probe_task(tool: MountedAgent, probe: Probe) -> ProbeAnswer:
     return Resolved(content=result.content, value=result.value)
 
 
-def _the_attempts(tasks: Any, message_id: str) -> Any:
+def _the_attempts(tasks: Any, probe: Probe) -> Any:
+    """The task whose history holds the attempt's message; else, for a first attempt, the
+    context's only task with no history (a later attempt's could be an earlier one's task)."""
+    message_id = f"{probe.idempotency_key}:{probe.attempt}"
     for task in tasks:
         if any(message.message_id == message_id for message in task.history):
             return task
-    return tasks[0] if len(tasks) == 1 else None
+    if probe.attempt == 1 and len(tasks) == 1 and not tasks[0].history:
+        return tasks[0]
+    return None

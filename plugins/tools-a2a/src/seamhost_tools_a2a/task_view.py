@@ -22,7 +22,8 @@ def state_name(value: int) -> str:
     """``TASK_STATE_INPUT_REQUIRED`` as ``input-required``."""
     from a2a.types.a2a_pb2 import TaskState
 
-    return TaskState.Name(value).removeprefix("TASK_STATE_").lower().replace("_", "-")  # type: ignore[arg-type]
+    name = str(TaskState.Name(value))
+    return name.removeprefix("TASK_STATE_").lower().replace("_", "-")
 
 
 class TaskView:
@@ -68,7 +69,7 @@ class TaskView:
             self._artifact(artifact, append=False)
 
     def _artifact(self, artifact: Artifact, append: bool) -> None:
-        from google.protobuf.json_format import MessageToDict
+        from google.protobuf.json_format import MessageToDict  # type: ignore[import-untyped]  # no hints
 
         parts = [MessageToDict(part) for part in artifact.parts]
         known = self.artifacts.get(artifact.artifact_id)
