@@ -159,3 +159,25 @@ def test_a_bad_agent_table_is_exit_2_naming_the_key(root: Path) -> None:
     done = run_cli("profile", "check", str(profile(root, no_url)))
     assert done.returncode == 2, done.stderr
     assert "url" in done.stderr
+
+
+def test_a_session_resumed_against_another_card_is_refused_until_re_pinned(
+    root: Path, remote: RemoteAgent
+) -> None:
+    first = run_turn(
+        profile(root, agent_table(remote.url), one_call("a2a__echo", {"message": "first"})),
+        Area(root),
+    )
+    assert first.codes == {"c1": "ok"}, first.contents
+    remote.start(card="v2")
+    again = one_call("a2a__echo", {"message": "second"}, call_id="c2")
+    resumed = run_turn(
+        profile(root, agent_table(remote.url), again), Area(root), resume=first.session.id
+    )
+    assert resumed.codes["c2"] == "TOOL_CHANGED", resumed.contents
+    assert "this session was written with Agent Card" in resumed.contents["c2"]
+    assert "second" not in (root / "agent-state" / "tasks.json").read_text()
+    new = resumed.bundle.tools["a2a__echo"].spec.origin["descriptor_digest"]
+    pinned = agent_table(remote.url, f'pin = "{new}"\n')
+    accepted = run_turn(profile(root, pinned, again), Area(root), resume=first.session.id)
+    assert accepted.codes["c2"] == "ok", accepted.contents
