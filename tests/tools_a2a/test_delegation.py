@@ -177,7 +177,9 @@ def test_a_session_resumed_against_another_card_is_refused_until_re_pinned(
     assert resumed.codes["c2"] == "TOOL_CHANGED", resumed.contents
     assert "this session was written with Agent Card" in resumed.contents["c2"]
     assert "second" not in (root / "agent-state" / "tasks.json").read_text()
-    new = resumed.bundle.tools["a2a__echo"].spec.origin["descriptor_digest"]
+    origin = resumed.bundle.tools["a2a__echo"].spec.origin
+    assert origin is not None
+    new = origin["descriptor_digest"]
     pinned = agent_table(remote.url, f'pin = "{new}"\n')
     accepted = run_turn(profile(root, pinned, again), Area(root), resume=first.session.id)
     assert accepted.codes["c2"] == "ok", accepted.contents

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from seamhost import ErrorCode, ToolFailed, ToolOutput
 from seamhost.jsonvalue import thaw
@@ -41,11 +41,25 @@ if TYPE_CHECKING:
     from a2a.client import Client
 
     from seamhost import ToolContext
-    from seamhost_tools_a2a.mounted import MountedAgent
+    from seamhost_tools_a2a.card import Card
     from seamhost_tools_a2a.settings import AgentSettings
 
 POLL_S = 0.5  # between two tasks/get while a non-streamed task is not over
 CANCEL_GRACE_S = 5.0  # how long tasks/cancel may take once the turn is cancelled
+
+
+class MountedAgent(Protocol):
+    """What a delegation reads of the tool it runs for.
+
+    :class:`~seamhost_tools_a2a.mounted.MountedAgent` is one; it imports this module to make
+    :func:`delegate` its body, so this module names what it needs instead of importing it back.
+    """
+
+    agent: AgentSettings
+    card: Card
+    name: str
+    read_only: bool
+    refusal: str | None
 
 
 def context_id(idempotency_key: str) -> str:

@@ -19,8 +19,15 @@ from seamhost_tools_a2a.probing import probe_task
 from seamhost_tools_a2a.settings import agents_from_config
 
 if TYPE_CHECKING:
-    from seamhost import ExecuteNext, PluginContext, ToolExecution, ToolRegistrar
-    from seamhost.tool.reconcile import Probe, ProbeAnswer
+    from seamhost import (
+        ExecuteNext,
+        Pending,
+        PluginContext,
+        Probe,
+        Resolved,
+        ToolExecution,
+        ToolRegistrar,
+    )
 
 
 class A2aMount:
@@ -56,7 +63,7 @@ class A2aMount:
         )
 
     @hookimpl
-    async def tools_reconcile(self, probe: Probe) -> ProbeAnswer:
+    async def tools_reconcile(self, probe: Probe) -> Pending | Resolved:
         return await probe_task(self.tools[probe.tool], probe)
 
 

@@ -18,20 +18,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from seamhost.tool.reconcile import Pending, Resolved
-from seamhost_tools_a2a.delegation import context_id, http_client, output
+from seamhost import Pending, Resolved
+from seamhost_tools_a2a.delegation import MountedAgent, context_id, http_client, output
 from seamhost_tools_a2a.errors import A2aAgentError
 from seamhost_tools_a2a.task_view import TaskView
 
 if TYPE_CHECKING:
-    from seamhost.tool.reconcile import Probe, ProbeAnswer
-    from seamhost_tools_a2a.mounted import MountedAgent
+    from seamhost import Probe
 
 RETRY_S = 2.0  # when to ask again about a task still working
 HISTORY = 100  # messages of each listed task to search for the attempt's message
 
 
-async def probe_task(tool: MountedAgent, probe: Probe) -> ProbeAnswer:
+async def probe_task(tool: MountedAgent, probe: Probe) -> Pending | Resolved:
     """What became of the unknown delegation `probe` asks about (see the module docstring)."""
     import httpx
     from a2a.client import ClientConfig, ClientFactory
