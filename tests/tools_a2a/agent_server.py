@@ -10,6 +10,7 @@ restarted agent still knows the tasks of the one before. What it does with a mes
   completed in its store and kills its own process before the caller hears anything more;
 * ``crash early``: the agent records the task completed and dies before sending anything;
 * ``vanish``: the agent dies before any task exists;
+* ``slow``: the task works for a minute (to be cancelled);
 * anything else: the task completes with the artifact ``echo: TEXT`` (and the message's data).
 
 ``AGENT_CARD`` in the environment changes the card: ``v2`` serves another version and skill,
@@ -128,6 +129,8 @@ class Echo(AgentExecutor):
             done.artifacts.add(artifact_id="a1", parts=[new_text_part("done before the crash")])
             self.store.put(done)
             os._exit(0)
+        if text == "slow":  # works for a minute unless cancelled
+            await asyncio.sleep(60)
         parts = [new_text_part(f"echo: {text}")]
         data = get_data_parts(list(context.message.parts)) if context.message else []
         parts += [new_data_part(d) for d in data]

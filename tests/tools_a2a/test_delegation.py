@@ -6,6 +6,7 @@ plugin is its client; calls are made by a scripted model in a real session.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -13,6 +14,7 @@ import pytest
 
 from seamhost.kernel.bundle import build_bundle
 from seamhost.kernel.profile.resolve import resolve_profile
+from seamhost.run.agent import Agent
 from tests.conftest import run_cli
 from tests.tools_a2a.conftest import TOKEN, RemoteAgent, agent_table, profile
 from tests.tools_mcp.conftest import Area, one_call, records_of, run_turn
@@ -183,3 +185,26 @@ def test_a_session_resumed_against_another_card_is_refused_until_re_pinned(
     pinned = agent_table(remote.url, f'pin = "{new}"\n')
     accepted = run_turn(profile(root, pinned, again), Area(root), resume=first.session.id)
     assert accepted.codes["c2"] == "ok", accepted.contents
+
+
+def test_a_cancelled_turn_cancels_the_remote_task(root: Path, shared: RemoteAgent) -> None:
+    async def cancel_once_dispatched(agent: Agent) -> None:
+        while not any(r.type == "tool/dispatch" for r in agent.session.records):
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(1.0)  # the message is with the agent, its task working
+        agent.cancel()
+
+    scenario = one_call("a2a__echo", {"message": "slow"})
+    run = run_turn(
+        profile(root, agent_table(shared.url), scenario), Area(root), during=cancel_once_dispatched
+    )
+    # The agent confirmed the cancel, but the kernel records a stopped write tool as unknown
+    # (it may have acted before it stopped); the probe then settles it from the agent's task.
+    assert run.codes == {"c1": "TOOL_OUTCOME_UNKNOWN"}, run.contents
+    assert run.metas["c1"]["stopped"] == "ABORTED"
+    task_id = run.metas["c1"]["a2a_task_id"]
+    assert f"cancelled task {task_id}" in run.contents["c1"]
+    done = run_cli("session", "reconcile", "--due", "--profile", str(root / "profile.toml"))
+    assert done.returncode == 0, done.stderr
+    reconciled = run_cli("session", "show", run.session.id, "--profile", str(root / "profile.toml"))
+    assert f"task {task_id} ended canceled" in reconciled.stdout, reconciled.stdout

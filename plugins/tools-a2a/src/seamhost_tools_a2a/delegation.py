@@ -19,7 +19,9 @@ waiting for input, or the agent replied with a message. How the call ends:
   ``timeout_s`` passed): ``TOOL_OUTCOME_UNKNOWN``; the remote task id, when it arrived, is kept
   in the result's meta (``a2a_task_id``) for the status probe (:mod:`.probing`);
 * the turn is cancelled: ``tasks/cancel`` is sent; a task the agent confirms ``canceled`` ends
-  ``ABORTED``, anything else is an unknown outcome.
+  ``ABORTED`` (which the kernel records as an unknown outcome of a write tool, ``meta.stopped``,
+  since the agent may have acted before it stopped: the probe then finds the task canceled),
+  anything else is an unknown outcome.
 
 Every result's meta names the agent and, once known, the remote task and context ids.
 """
