@@ -115,6 +115,7 @@ async def _probe_one(
         workspace=workspace,
         deadline=deadline,
         cancelled=asyncio.Event(),
+        result_meta=_result_meta(session, unknown),
     )
     # Each probe has its own stop signal: set when the caller stops the pass or the probe's
     # deadline passes, never the caller's own (a slow probe must not stop the next ones).
@@ -149,6 +150,15 @@ async def _probe_one(
     except ReconcileRefused as exc:
         return report("failed", f"{describe(exc)}; nothing written")
     return report("resolved", evidence.content)
+
+
+def _result_meta(session: Session, unknown: Unknown) -> object:
+    """The ``meta`` of the unknown result of `unknown`'s call (empty when it has none)."""
+    meta: object = {}
+    for record in session.records:
+        if record.type == "tool/result" and record.data.get("call_id") == unknown.call_id:
+            meta = record.data.get("meta") or {}
+    return meta
 
 
 async def _relay(outer: asyncio.Event, inner: asyncio.Event) -> None:

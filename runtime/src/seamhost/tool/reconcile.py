@@ -4,7 +4,8 @@ A tool whose external effect can be looked up afterwards declares ``status_query
 :class:`~seamhost.tool.declaration.ToolSpec`, and the plugin that registers it implements
 ``tools/reconcile``. When a call of that tool ended ``TOOL_OUTCOME_UNKNOWN``, the runtime asks
 the plugin about that exact attempt with a :class:`Probe`; the plugin looks the effect up by the
-probe's `idempotency_key` (never by running the body again) and answers :class:`Resolved` or
+probe's `idempotency_key`, or by what the body kept in its unknown result's ``meta``
+(`Probe.result_meta`), never by running the body again, and answers :class:`Resolved` or
 :class:`Pending`. A probe that raises, or does not answer by its deadline, fails closed: nothing
 is written and the outcome stays unknown.
 """
@@ -40,6 +41,9 @@ class Probe:
     workspace: Path  # the session's workspace
     deadline: float  # seconds the probe may take
     cancelled: asyncio.Event  # set when the probe must stop
+    result_meta: FrozenDict = attrs.field(factory=FrozenDict, converter=freeze)
+    """the ``meta`` of the unknown result, where a body keeps what it learned before the answer
+    was lost (a remote task id...); empty when the result holds none"""
 
 
 @attrs.frozen
