@@ -6,7 +6,8 @@ untangle, and the next runtime import along it breaks start-up.
 
 The runtime (``runtime/src/seamhost``) is layered, lowest first (docs/design.md §2): the
 foundation modules, then ``sandbox``, ``session``, ``store``, ``tool``, ``approval`` and ``llm``,
-then ``kernel``, ``run``, ``gateway``, the plugin authors' kit ``testing`` and on top ``cli``;
+then ``kernel``, ``run``, ``gateway``, the embedding API ``embed``, the plugin authors' kit
+``testing`` and on top ``cli``;
 the root package (the curated, lazily exported API) sits above everything. A module may import
 its own package and any lower layer, never a higher one. The runtime imports no plugin.
 
@@ -58,6 +59,7 @@ LAYERS = [
     {"kernel"},
     {"run"},
     {"gateway"},  # mcp serve: the SDK server over the run layer's pipeline; only the cli uses it
+    {"embed"},  # the embedding API: hosts that run sessions from an application's own code
     {"testing"},
     {"cli"},
     {"__init__", "__main__"},
