@@ -159,7 +159,10 @@ class _Core:
             messages = list(script.user_messages)[agent.turn :] if script is not None else []
             if prompt is not None:
                 messages.append(prompt)
-            outcomes = await drive(agent, messages, resume=resume, plan=plan)
+            try:
+                outcomes = await drive(agent, messages, resume=resume, plan=plan)
+            finally:
+                agent.release()  # a host runs many sessions: nothing waits for the collector
             interrupted = agent.cancelled.is_set()
         finally:
             session.close()

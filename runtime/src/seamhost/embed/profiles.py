@@ -4,12 +4,12 @@ Resolving a profile reads its files, discovers the installed plugins, imports th
 and validates every table (about ten milliseconds for a shipped one), and a matrix opens a host
 per cell. So a resolved profile is kept, keyed by what was asked for (the name or path, or the
 text), the current directory (relative paths in a profile are taken from there or from its
-file) and the environment (``$env`` values, ``SEAMHOST_PROFILE_PATH``, the plugins disabled),
-and used again only while each file of its ``extends`` chain still has the size and modification
-time it had. A profile that read a secret is never kept: a rotated secret file is read again. The
-cache holds :data:`KEPT` profiles, the least recently used dropped first. A resolved profile is
-an immutable value: keeping it shares nothing that a run changes (the bundle, whose plugins hold
-a run's state, is built per host).
+file), the environment (``$env`` values, ``SEAMHOST_PROFILE_PATH``, the plugins disabled) and
+``sys.path`` (where plugins are discovered), and used again only while each file of its
+``extends`` chain still has the size and modification time it had. A profile that read a secret
+is never kept: a rotated secret file is read again. The cache holds :data:`KEPT` profiles, the
+least recently used dropped first. A resolved profile is an immutable value: keeping it shares
+nothing that a run changes (the bundle, whose plugins hold a run's state, is built per host).
 
 ``store=Path`` gives the host's sessions a persistence-jsonl store rooted at that path, whatever
 the profile stores them in: its ``session/store`` provider (persistence-jsonl itself, or another
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import collections
 import os
+import sys
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -38,7 +39,7 @@ KEPT = 64  # resolved profiles kept per process
 JSONL = "persistence-jsonl"
 STORE_ORIGIN = "<store argument>"  # what set the root, as a profile's provenance would say
 
-_Key = tuple[str, str, str, tuple[tuple[str, str], ...]]
+_Key = tuple[str, str, str, tuple[tuple[str, str], ...], tuple[str, ...]]
 _Stamp = tuple[tuple[str, int, int], ...]
 _kept: collections.OrderedDict[_Key, tuple[_Stamp, Profile]] = collections.OrderedDict()
 _lock = threading.Lock()  # hosts may be opened from several threads
@@ -58,6 +59,7 @@ def cached_profile(ref: str, text: str | None) -> Profile:
         text if text is not None else ref,
         os.getcwd(),
         tuple(sorted(os.environ.items())),
+        tuple(sys.path),
     )
     with _lock:
         kept = _kept.get(key)

@@ -114,6 +114,11 @@ class Agent:
         """Cancel the running turn: undispatched calls are aborted, started bodies settle."""
         self.cancelled.set()
 
+    def release(self) -> None:
+        """Release what the agent holds (its pipeline's pinned roots) once it runs no more:
+        otherwise they are closed when the collector gets to them."""
+        self.pipeline.release()
+
     def _rearm(self) -> None:
         """A new, unset cancel event for the turn about to run. Not `clear()`: an asyncio.Event
         binds to the loop it is first awaited in, and turns may run in successive loops (one
