@@ -44,7 +44,8 @@ def stored_results(host: seamhost.Host, session_id: str) -> dict[str, str]:
 def test_a_shipped_scenario_runs_and_its_report_is_the_log(tmp_path: Path) -> None:
     with seamhost.open_host("default", store=tmp_path / "store") as host:
         report = host.run(scenario=QUICKSTART)
-        assert report.outcome == "completed" and report.ok
+        assert report.outcome == "completed"
+        assert report.ok
         assert {c.call_id: c.code for c in report.calls} == QUICKSTART_CODES
         assert stored_results(host, report.session_id) == QUICKSTART_CODES
         guarded = report.call("call-1-3-1")
@@ -121,7 +122,8 @@ def test_opening_a_profile_again_reuses_its_resolution_until_a_file_changes(
     path.write_text('[profile]\nextends = ["strict"]\n')
     os.utime(path, ns=(stamp.st_atime_ns, stamp.st_mtime_ns + 1_000_000))
     again = profiles.cached_profile(str(path), None)
-    assert again is not first and again.sandbox.mode != first.sandbox.mode
+    assert again is not first
+    assert again.sandbox.mode != first.sandbox.mode
 
 
 def test_a_profile_reading_a_secret_is_resolved_every_time(
