@@ -48,7 +48,7 @@ _EXPORTS = {
     "ExitVerdict": "seamhost.sandbox.policy",
     "Expectation": "seamhost.llm.replay",
     "Host": "seamhost.embed.host",
-    "HostClosed": "seamhost.embed.host",
+    "HostClosed": "seamhost.embed.runner",
     "MalformedRecord": "seamhost.session.record",
     "MemoryStore": "seamhost.session.memory",
     "ModelAdapter": "seamhost.llm.adapter",

@@ -11,8 +11,9 @@ exports these names; this package's modules are the implementation.
 from __future__ import annotations
 
 from seamhost.embed.approving import ApprovalAnswer
-from seamhost.embed.host import AsyncHost, Host, HostClosed, open_host, open_host_async
+from seamhost.embed.host import AsyncHost, Host, open_host, open_host_async
 from seamhost.embed.reports import CallReport, RunReport
+from seamhost.embed.runner import HostClosed
 
 __all__ = [
     "ApprovalAnswer",
