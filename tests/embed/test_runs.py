@@ -155,3 +155,16 @@ def test_thirty_runs_in_one_process_leak_no_descriptor_and_no_thread(tmp_path: P
             host.run(scenario=QUICKSTART)
     assert open_descriptors() == fds
     assert threading.active_count() == threads
+
+
+def test_the_store_argument_replaces_a_database_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An address that cannot answer: the run never needs it, its store is the JSONL one.
+    monkeypatch.setenv("SEAMHOST_POSTGRES_DSN", "postgresql://seamhost.invalid/none")
+    with seamhost.open_host("postgres", store=tmp_path / "store") as host:
+        names = [p.name for p in host.bundle.profile.plugins]
+        assert "persistence-postgres" not in names
+        assert host.bundle.store.name == "persistence-jsonl"
+        report = host.run(scenario=QUICKSTART)
+        assert stored_results(host, report.session_id) == QUICKSTART_CODES
