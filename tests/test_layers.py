@@ -6,7 +6,8 @@ untangle, and the next runtime import along it breaks start-up.
 
 The runtime (``runtime/src/seamhost``) is layered, lowest first (docs/design.md §2): the
 foundation modules, then ``sandbox``, ``session``, ``store``, ``tool``, ``approval`` and ``llm``,
-then ``kernel``, ``run``, ``gateway``, the plugin authors' kit ``testing`` and on top ``cli``;
+then ``kernel``, ``run``, ``gateway``, the embedding API ``embed``, the plugin authors' kit
+``testing`` and on top ``cli``;
 the root package (the curated, lazily exported API) sits above everything. A module may import
 its own package and any lower layer, never a higher one. The runtime imports no plugin.
 
@@ -59,6 +60,7 @@ LAYERS = [
     {"run"},
     {"gateway"},  # mcp serve: the SDK server over the run layer's pipeline; only the cli uses it
     {"a2a"},  # a2a serve: the A2A SDK server over the agent loop and the gateway's door; cli only
+    {"embed"},  # the embedding API: hosts that run sessions from an application's own code
     {"testing"},
     # the two doors people use, side by side: the web console shows what the CLI's timeline
     # renders, and the CLI's `console` command starts it

@@ -7,6 +7,14 @@ Do not edit: change the table in ``__init__.py``, then run
 from seamhost.approval.request import ApprovalOutcome as ApprovalOutcome
 from seamhost.approval.request import ApprovalRequest as ApprovalRequest
 from seamhost.approval.service import ApprovalService as ApprovalService
+from seamhost.embed.approving import ApprovalAnswer as ApprovalAnswer
+from seamhost.embed.host import AsyncHost as AsyncHost
+from seamhost.embed.host import Host as Host
+from seamhost.embed.host import open_host as open_host
+from seamhost.embed.host import open_host_async as open_host_async
+from seamhost.embed.reports import CallReport as CallReport
+from seamhost.embed.reports import RunReport as RunReport
+from seamhost.embed.runner import HostClosed as HostClosed
 from seamhost.errors import ConfigError as ConfigError
 from seamhost.errors import ErrorCode as ErrorCode
 from seamhost.errors import SandboxUnavailable as SandboxUnavailable

@@ -45,6 +45,7 @@ from seamhost.session.live import StepContext
 from seamhost.session.suspension import find_suspension
 
 if TYPE_CHECKING:
+    from seamhost.approval.request import Answerers
     from seamhost.kernel.bundle import Bundle
     from seamhost.llm.adapter import ModelAdapter
     from seamhost.session.continuation import ContinuationPlan
@@ -61,13 +62,15 @@ class Agent:
         *,
         workspace: Path,
         approvals: ApprovalService | None = None,
+        answerers: Answerers | None = None,
         parallelism: int | None = None,
         max_steps: int | None = None,
         tool_timeout: float | None = None,
         tool_retries: int | None = None,
         visible_tools: Iterable[str] | None = None,
     ) -> None:
-        # Each bound not given here is the profile's ``[limits]`` value.
+        # Each bound not given here is the profile's ``[limits]`` value; `answerers` is the chain
+        # approvals are asked of (default: the bundle's approval/request implementers).
         limits = bundle.profile.limits
         self.bundle = bundle
         self.session = session
@@ -83,6 +86,7 @@ class Agent:
             parallelism=limits.parallelism if parallelism is None else parallelism,
             tool_timeout=limits.tool_timeout_s if tool_timeout is None else tool_timeout,
             tool_retries=limits.tool_retries if tool_retries is None else tool_retries,
+            answerers=answerers,
         )
         names = set(bundle.tools) if visible_tools is None else set(visible_tools)
         shown = sorted(names & set(bundle.tools))
@@ -109,6 +113,11 @@ class Agent:
     def cancel(self) -> None:
         """Cancel the running turn: undispatched calls are aborted, started bodies settle."""
         self.cancelled.set()
+
+    def release(self) -> None:
+        """Release what the agent holds (its pipeline's pinned roots) once it runs no more:
+        otherwise they are closed when the collector gets to them."""
+        self.pipeline.release()
 
     def _rearm(self) -> None:
         """A new, unset cancel event for the turn about to run. Not `clear()`: an asyncio.Event

@@ -14,7 +14,7 @@ A web UI, a chat bot or ``seamhost approvals``/``approve``/``reject`` use the sa
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -28,6 +28,7 @@ from seamhost.session.suspension import Suspension, find_suspension
 if TYPE_CHECKING:
     from seamhost.kernel.bundle import Bundle
     from seamhost.run.agent import TurnOutcome
+    from seamhost.session.record import Record
     from seamhost.session.store import SessionStore
 
 
@@ -77,9 +78,15 @@ def pending_approvals(
             if unreadable is not None:
                 unreadable(session_id, exc)
             continue
-        parked = find_suspension(records)
-        if parked is not None:
-            yield _pending(session_id, parked)
+        pending = parked_approval(session_id, records)
+        if pending is not None:
+            yield pending
+
+
+def parked_approval(session_id: str, records: Sequence[Record]) -> PendingApproval | None:
+    """The deferred approval the session whose log is `records` is parked on, if any."""
+    parked = find_suspension(records)
+    return _pending(session_id, parked) if parked is not None else None
 
 
 def decide(

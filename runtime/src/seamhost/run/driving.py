@@ -36,6 +36,7 @@ from seamhost.errors import (
     SessionMissing,
     describe,
 )
+from seamhost.run.scripts import seed
 
 if TYPE_CHECKING:
     from seamhost.kernel.bundle import Bundle
@@ -136,8 +137,8 @@ class RunDriver:
         except SessionMissing:
             taken = False
             session = create_session(bundle, session_id=run.session_id, cwd=str(workspace))
-            if script is not None:
-                self._seed(script)
+            if script is not None:  # never on a takeover, which keeps what the run made of them
+                seed(workspace, script)
         except (SessionDamaged, BundleChanged) as exc:
             return RunEnd("failed", f"failed: {describe(exc)}")
         self.session = session
@@ -184,16 +185,6 @@ class RunDriver:
         path = scratch / (run.scenario_name or "scenario.toml")
         path.write_bytes(run.scenario)
         return self.bundle.seams.llm_replay(path, 1)
-
-    def _seed(self, script: Script) -> None:
-        """Create the files the scenario lists that the new session's workspace lacks (never
-        on a takeover, which keeps what the run made of them)."""
-        for name, content in script.workspace.items():
-            target = self.workspace / name
-            if target.exists():
-                continue
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(content, encoding="utf-8")
 
 
 __all__ = ["RunDriver", "RunEnd", "classify", "takeover_summary"]

@@ -131,6 +131,10 @@ class ToolPipeline:
 
     # -- the step -----------------------------------------------------------------------------
 
+    def release(self) -> None:
+        """Close the pinned roots' descriptors once no call of this pipeline will run again."""
+        self._pins.release()
+
     async def run_step(
         self,
         turn: int,

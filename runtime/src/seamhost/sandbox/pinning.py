@@ -63,8 +63,15 @@ class Pin:
             return cls(real)
         info = os.fstat(fd)
         pin = cls(real, fd, (info.st_dev, info.st_ino))
-        weakref.finalize(pin, os.close, fd)
+        _CLOSERS[pin] = weakref.finalize(pin, os.close, fd)
         return pin
+
+    def release(self) -> None:
+        """Close the descriptor now, not when the pin is collected (once; later calls do
+        nothing). Only once nothing will use the pin again: its `fd` number may be reused."""
+        closer = _CLOSERS.pop(self, None)
+        if closer is not None:
+            closer()
 
     def holds(self) -> bool:
         """Whether `path` still leads, through no symlink, to what was pinned."""
@@ -79,3 +86,8 @@ class Pin:
         finally:
             os.close(fd)
         return (info.st_dev, info.st_ino) == self.identity
+
+
+# Each pin's closer, so that `release` can close its descriptor before the pin is collected (a
+# session's pipeline may sit in a reference cycle until the collector runs).
+_CLOSERS: weakref.WeakKeyDictionary[Pin, weakref.finalize[[int], Pin]] = weakref.WeakKeyDictionary()

@@ -90,6 +90,11 @@ class Pins:
                 ) from None
         return cls(ws, tuple(writable), tuple(read_only))
 
+    def release(self) -> None:
+        """Close every pin's descriptor now, once the session's pipeline is done with them."""
+        for pin in (self.workspace, *self.writable, *self.read_only):
+            pin.release()
+
     def held(self) -> dict[Path, int]:
         """The descriptor of every pin whose path still leads to it, by its path."""
         found: dict[Path, int] = {}

@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import shutil
 import signal
 import sys
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -27,32 +24,25 @@ from seamhost.cli.output import console
 from seamhost.cli.run.outcome import mismatches_of, report_run
 from seamhost.cli.run.resuming import profile_given, reopen, resume_profile
 from seamhost.cli.timeline import Timeline
-from seamhost.errors import ConfigError, SeamUnavailable
 from seamhost.kernel.bundle import build_bundle
 from seamhost.kernel.profile.resolve import resolve_profile
 from seamhost.run.agent import Agent
-from seamhost.run.probing import probe_unknowns
+from seamhost.run.scripts import (
+    discard_workspace,
+    is_temporary_workspace,
+    replay,
+    seed,
+    temporary_workspace,
+)
 from seamhost.run.sessions import create_session
+from seamhost.run.turns import PARKED, drive
 
 if TYPE_CHECKING:
     from seamhost.kernel.bundle import Bundle
     from seamhost.llm.replay import Script
     from seamhost.run.agent import TurnOutcome
     from seamhost.session.continuation import ContinuationPlan
-    from seamhost.session.live import Session
     from seamhost.session.record import Record
-
-# Workspaces `run` makes for itself; one is removed when the run (or the resume that finishes
-# its session) ends, unless --keep-workspace, and kept while its session is parked.
-WORKSPACE_PREFIX = "seamhost-workspace-"
-
-
-def is_temporary_workspace(path: Path) -> bool:
-    """`path` is a workspace `run` made in the temporary directory (by its name and place)."""
-    return (
-        path.name.startswith(WORKSPACE_PREFIX)
-        and path.parent == Path(tempfile.gettempdir()).resolve()
-    )
 
 
 @click.command()
@@ -134,7 +124,7 @@ def run(
     profile = bundle.profile
     try:
         # Session turn k is scripted turn k, on a resume too (the model's identity names it).
-        scenario = _replay(bundle, scenario_path) if scenario_path is not None else None
+        scenario = replay(bundle, scenario_path) if scenario_path is not None else None
     except BaseException:
         _discard(root, workspace, resume_id)
         raise
@@ -152,7 +142,7 @@ def run(
                 f"[bold]session[/bold] {session.id}  profile {profile.name}  "
                 f"store {bundle.store.name}  workspace {root}"
             )
-    _seed(root, scenario)
+    seed(root, scenario)
     session.listen(_print_envelope if as_json else transcript)
     if approval_policy is not None:
         set_policy(session, approval_policy, "command line")
@@ -163,11 +153,11 @@ def run(
     finally:
         session.close()
         temporary = workspace is None and is_temporary_workspace(root)
-        parked = bool(outcomes) and outcomes[-1].reason in ("suspended", "parked")
+        parked = bool(outcomes) and outcomes[-1].reason in PARKED
         if temporary and (keep_workspace or parked):
             console(stderr=True).print(f"workspace kept: {root}", highlight=False)
         elif temporary:
-            shutil.rmtree(root, ignore_errors=True)
+            discard_workspace(root)
     mismatches = mismatches_of(scenario, session, profile.name, agent) if check and scenario else []
     ended = report_run(
         out,
@@ -198,7 +188,7 @@ def _bundle(
         )
     else:
         resolved = resolve_profile(profile_ref)
-        root = (workspace or Path(tempfile.mkdtemp(prefix=WORKSPACE_PREFIX))).resolve()
+        root = workspace.resolve() if workspace is not None else temporary_workspace()
     root.mkdir(parents=True, exist_ok=True)  # made anyway when seeded; the bundle needs it now
     try:
         bundle = build_bundle(with_limits(resolved, limits), workspace=root)
@@ -211,30 +201,8 @@ def _bundle(
 
 def _discard(root: Path, workspace: Path | None, resume_id: str | None) -> None:
     """Remove the temporary workspace made for a new session that never started."""
-    if workspace is None and resume_id is None and is_temporary_workspace(root):
-        shutil.rmtree(root, ignore_errors=True)
-
-
-def _replay(bundle: Bundle, path: Path, first_turn: int = 1) -> Script:
-    """The script of `path`, loaded by the plugin that replays scenarios (``llm/replay``)."""
-    if not bundle.seams.has("llm/replay"):
-        raise ConfigError(
-            str(bundle.profile.path),
-            "plugins",
-            "no plugin replays a scenario (none provides llm/replay); "
-            "add one that does, such as [plugins.model-scripted]",
-        )
-    return bundle.seams.llm_replay(path.resolve(), first_turn)
-
-
-def _seed(root: Path, scenario: Script | None) -> None:
-    """Create the workspace and the scenario's files that are not there yet."""
-    root.mkdir(parents=True, exist_ok=True)
-    for name, content in scenario.workspace.items() if scenario is not None else ():
-        target = root / name
-        if not target.exists():
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(content, encoding="utf-8")
+    if workspace is None and resume_id is None:
+        discard_workspace(root)
 
 
 def _print_envelope(record: Record) -> None:
@@ -244,32 +212,12 @@ def _print_envelope(record: Record) -> None:
 async def _drive(
     agent: Agent, scenario: Script | None, *, resume: bool, plan: ContinuationPlan | None
 ) -> list[TurnOutcome]:
+    """The session's turns (:func:`seamhost.run.turns.drive`), Ctrl-C cancelling the running one."""
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGINT, agent.cancel)
-    outcomes: list[TurnOutcome] = []
     # Session turn k is the scenario's turn k: only turns after the session's last one are new.
     messages = list(scenario.user_messages)[agent.turn :] if scenario is not None else []
     try:
-        if resume and plan is None:  # design.md §10: what the tools can tell is known first
-            await probe_unknowns(
-                agent.bundle, agent.session, agent.workspace, cancelled=agent.cancelled
-            )
-        resumed = await agent.continue_turn(plan) if resume else None
-        if resumed is not None:  # the open turn came first; the scenario's later turns follow
-            outcomes.append(resumed)
-        for message in messages:
-            if outcomes and outcomes[-1].reason in ("suspended", "parked"):
-                break
-            outcome = await agent.run_turn(message)
-            outcomes.append(outcome)
-            if agent.cancelled.is_set():
-                break
-        await _final_flush(agent.session)
+        return await drive(agent, messages, resume=resume, plan=plan)
     finally:
         loop.remove_signal_handler(signal.SIGINT)
-    return outcomes
-
-
-async def _final_flush(session: Session) -> None:
-    with contextlib.suppress(SeamUnavailable):  # memory-only sessions have nothing to flush
-        await session.flush()

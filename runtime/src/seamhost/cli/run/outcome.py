@@ -13,6 +13,7 @@ from seamhost.cli.next_steps import (
     parked_fields,
 )
 from seamhost.cli.summary import emit_summary
+from seamhost.run.turns import PARKED, run_outcome
 from seamhost.run.usage import session_usage
 
 if TYPE_CHECKING:
@@ -44,9 +45,9 @@ def report_run(
     """
     session_id = session.id
     then = continue_session_command(session)
-    parked = ("suspended", "parked")  # on a deferred approval, on a reconciliation
-    suspended = outcomes[-1] if outcomes and outcomes[-1].reason in parked else None
-    failed = [o for o in outcomes if o.reason not in ("completed", *parked)]
+    ended = run_outcome(outcomes, interrupted=interrupted)  # the API's word for it too
+    suspended = outcomes[-1] if outcomes and outcomes[-1].reason in PARKED else None
+    failed = [o for o in outcomes if o.reason not in ("completed", *PARKED)]
     usage = session_usage(session.records, pricing)
     if not quiet and suspended is None:
         summary = "all completed" if not failed else f"{len(failed)} did not complete"
@@ -58,11 +59,11 @@ def report_run(
     fields: dict[str, Any] = {"turns": [{"turn": o.turn, "reason": o.reason} for o in outcomes]}
     fields["usage"] = usage.to_json()
     message: str | None
-    if interrupted:
+    if ended == "interrupted":
         code, message = ExitCode.INTERRUPTED, f"interrupted: session {session_id} stopped"
         message += f"; continue it with `{then}`"
         fields["continue"] = then
-    elif suspended is not None:
+    elif ended == "parked" and suspended is not None:
         code = ExitCode.AWAITS_APPROVAL
         if suspended.reason == "parked":
             message = awaits_reconciliation(session_id, suspended.message, then)
@@ -70,7 +71,7 @@ def report_run(
             message = awaits_approval(session_id, suspended.approval or "?", then)
             details["approval_id"] = suspended.approval
         fields.update(parked_fields(session_id, suspended.reason, suspended.approval, then))
-    elif failed or mismatches:
+    elif ended == "failed" or mismatches:
         code, message = ExitCode.FAILURE, _failure(session_id, outcomes, failed, mismatches)
     else:
         code, message = ExitCode.OK, None

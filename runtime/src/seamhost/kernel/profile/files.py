@@ -17,6 +17,9 @@ from seamhost.errors import ConfigError, ProfileCycle, ProfileNotFound
 from seamhost.input_limits import PROFILE_BYTES, parse_toml, read_capped, user_path
 
 PROFILE_PATH_ENV = "SEAMHOST_PROFILE_PATH"
+# What a profile given as text is called in errors; as a path it is relative, so what the text's
+# own relative paths (``extends``, a store's root) name is found from the current directory.
+TEXT_LABEL = "<profile text>"
 SHIPPED_DIR = Path(__file__).parents[2] / "profiles"  # the profiles seamhost ships
 SECTIONS = (
     "profile",
@@ -104,10 +107,16 @@ class ProfileFile(NamedTuple):
         return str(self.path)
 
 
-def read_file(path: Path) -> ProfileFile:
-    """Parse and shape-check one profile file."""
+def read_file(path: Path, text: str | None = None) -> ProfileFile:
+    """Parse and shape-check one profile file (or `text`, labelled by `path`)."""
     label = str(path)
-    doc = parse_toml(read_capped(path, PROFILE_BYTES, "profile"), label)
+    if text is None:
+        data = read_capped(path, PROFILE_BYTES, "profile")
+    else:
+        data = text.encode("utf-8", "surrogatepass")
+        if len(data) > PROFILE_BYTES:
+            raise ConfigError(label, "", f"the profile is larger than {PROFILE_BYTES >> 10} KiB")
+    doc = parse_toml(data, label)
     for key in doc:
         if key not in SECTIONS:
             raise ConfigError(label, key, f"unknown table; expected one of: {', '.join(SECTIONS)}")
@@ -158,8 +167,14 @@ def table_of(doc: Mapping[str, Any], key: str, label: str) -> dict[str, Any]:
     return value
 
 
-def load_chain(ref: str, environ: Mapping[str, str] | None = None) -> list[ProfileFile]:
-    """The files of a profile, parents first, each once; raises `ProfileCycle` on a cycle."""
+def load_chain(
+    ref: str, environ: Mapping[str, str] | None = None, *, text: str | None = None
+) -> list[ProfileFile]:
+    """The files of a profile, parents first, each once; raises `ProfileCycle` on a cycle.
+
+    With `text`, the profile is that TOML text instead of the file `ref` names, labelled
+    :data:`TEXT_LABEL` (`ref` is ignored); its ``extends`` are looked up as a file's are.
+    """
     order: list[ProfileFile] = []
     done: set[Path] = set()
 
@@ -170,7 +185,7 @@ def load_chain(ref: str, environ: Mapping[str, str] | None = None) -> list[Profi
             raise ProfileCycle(tuple(str(p) for p in cycle))
         if key in done:
             return
-        pf = read_file(path)
+        pf = read_file(path, text if path == top else None)
         for parent in pf.extends:
             visit(
                 locate(parent, base=path.parent, referenced_from=pf.label, environ=environ),
@@ -179,5 +194,6 @@ def load_chain(ref: str, environ: Mapping[str, str] | None = None) -> list[Profi
         done.add(key)
         order.append(pf)
 
-    visit(locate(ref, environ=environ), ())
+    top = Path(TEXT_LABEL) if text is not None else locate(ref, environ=environ)
+    visit(top, ())
     return order

@@ -157,15 +157,19 @@ def resolve_profile(
     discovery: Discovery | None = None,
     environ: Mapping[str, str] | None = None,
     overrides: Mapping[str, Mapping[str, Any]] | None = None,
+    text: str | None = None,
 ) -> Profile:
     """Resolve a profile name or path into a validated :class:`Profile`.
+
+    With `text`, the profile is that TOML text, named ``<profile text>`` in errors
+    (:func:`~seamhost.kernel.profile.files.load_chain`); `ref` is then ignored.
 
     `overrides` (plugin name → keys) is applied last, to plugins the profile enables, as if
     written in one more file (``<command line>``); it is how ``seamhost run`` hands the scenario
     to a scripted model. Overridden values are validated like any other.
     """
     env = os.environ if environ is None else environ
-    chain = load_chain(ref, env)
+    chain = load_chain(ref, env, text=text)
     top = chain[-1]
     found = discovery if discovery is not None else discover(environ=env)
 
