@@ -25,15 +25,19 @@ from seamhost.lazy import lazy_exports
 # Each public name and the module that defines it, in the order of __all__ (the reference lists
 # the value types in that order): constants, classes, then the rest.
 _EXPORTS = {
+    "CALL_DECISIONS": "seamhost.llm.replay",
     "CORE_EVENTS": "seamhost.session.events",
     "FORMAT_VERSION": "seamhost.session.store",
     "REAPER": "seamhost.sandbox.runner",
+    "SESSION_OUTCOMES": "seamhost.llm.replay",
     "ApprovalOutcome": "seamhost.approval.request",
     "ApprovalRequest": "seamhost.approval.request",
     "ApprovalService": "seamhost.approval.service",
     "Block": "seamhost.tool.decision",
     "Bundle": "seamhost.kernel.bundle",
     "BundleSnapshot": "seamhost.kernel.bundle",
+    "CallExpectation": "seamhost.llm.replay",
+    "CellExpectations": "seamhost.llm.replay",
     "ConfigError": "seamhost.errors",
     "ConfineRequest": "seamhost.sandbox.confinement",
     "ConfinedCommand": "seamhost.sandbox.confinement",
@@ -44,6 +48,7 @@ _EXPORTS = {
     "ExecuteNext": "seamhost.tool.call",
     "ExitVerdict": "seamhost.sandbox.policy",
     "Expectation": "seamhost.llm.replay",
+    "ExpectingScript": "seamhost.llm.replay",
     "MalformedRecord": "seamhost.session.record",
     "MemoryStore": "seamhost.session.memory",
     "ModelAdapter": "seamhost.llm.adapter",
