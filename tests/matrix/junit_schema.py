@@ -15,10 +15,11 @@ from __future__ import annotations
 import datetime
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from pathlib import Path
 
 XS = "{http://www.w3.org/2001/XMLSchema}"
-TYPES = {
+TYPES: dict[str, Callable[[str], bool]] = {
     "xs:string": lambda v: True,
     "xs:decimal": lambda v: re.fullmatch(r"[+-]?(\d+(\.\d*)?|\.\d+)", v) is not None,
     "xs:nonNegativeInteger": lambda v: re.fullmatch(r"\+?\d+", v) is not None,
@@ -58,19 +59,19 @@ class Schema:
         ctype = self.elements[node.tag].find(f"{XS}complexType")
         if ctype is None:
             raise ValueError(f"<{node.tag}>: only complex types are supported")
-        declared = {a.get("name"): a for a in ctype.findall(f"{XS}attribute")}
+        declared = {a.get("name", ""): a for a in ctype.findall(f"{XS}attribute")}
         for name in node.attrib:
             if name not in declared:
                 found.append(f"{where}: attribute {name!r} is not allowed")
         for name, attribute in declared.items():
-            value = node.get(name)
-            if value is None:
+            present = node.get(name)
+            if present is None:
                 if attribute.get("use") == "required":
                     found.append(f"{where}: attribute {name!r} is required")
                 continue
             kind = attribute.get("type", "xs:string")
-            if not TYPES[kind](value):
-                found.append(f"{where}: attribute {name}={value!r} is not an {kind}")
+            if not TYPES[kind](present):
+                found.append(f"{where}: attribute {name}={present!r} is not an {kind}")
         texts = [node.text, *(child.tail for child in node)]
         if ctype.get("mixed") != "true" and any((t or "").strip() for t in texts):
             found.append(f"{where}: text is not allowed in <{node.tag}>")
