@@ -109,13 +109,10 @@ def matrix(
     if not failed:
         shutil.rmtree(work, ignore_errors=True)
         sys.exit(int(code))
-    for result in failed:  # where to look: `SEAMHOST_HOME=<store> seamhost session show ID`
-        cell = next(
-            c
-            for c in plan.cells
-            if (c.profile, c.scenario.stem) == (result.profile, result.scenario)
-        )
-        err.print(f"store of {cell.id}: {cell_dir(work, cell) / 'home'}", highlight=False)
+    # Where to look: `SEAMHOST_HOME=<store> seamhost session show ID` (results are in plan order).
+    for cell, result in zip(plan.cells, results, strict=True):
+        if not result.ok:
+            err.print(f"store of {cell.id}: {cell_dir(work, cell) / 'home'}", highlight=False)
     count = f"{len(failed)} of {len(results)} cells failed"
     report(
         code,
