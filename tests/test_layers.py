@@ -6,9 +6,10 @@ untangle, and the next runtime import along it breaks start-up.
 
 The runtime (``runtime/src/seamhost``) is layered, lowest first (docs/design.md §2): the
 foundation modules, then ``sandbox``, ``session``, ``store``, ``tool``, ``approval`` and ``llm``,
-then ``kernel``, ``run``, ``gateway``, ``matrix``, the plugin authors' kit ``testing`` and on top
-``cli``; the root package (the curated, lazily exported API) sits above everything. A module may
-import its own package and any lower layer, never a higher one. The runtime imports no plugin.
+then ``kernel``, ``run``, ``gateway``, ``a2a``, ``matrix``, the plugin authors' kit ``testing``
+and on top ``cli``; the root package (the curated, lazily exported API) sits above everything. A
+module may import its own package and any lower layer, never a higher one. The runtime imports no
+plugin.
 
 Each plugin distribution (``plugins/*/src/<package>``) sits above the runtime: within its package
 there is no cycle either, and outside it a plugin imports only the runtime's public surface (the
@@ -58,6 +59,7 @@ LAYERS = [
     {"kernel"},
     {"run"},
     {"gateway"},  # mcp serve: the SDK server over the run layer's pipeline; only the cli uses it
+    {"a2a"},  # a2a serve: the A2A SDK server over the agent loop and the gateway's door; cli only
     {"matrix"},  # scenarios × profiles over the run layer; the cli and the pytest plugin use it
     {"testing"},
     {"cli"},

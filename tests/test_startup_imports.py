@@ -52,6 +52,8 @@ RUN_TIME_ONLY_EVERYWHERE = (
     "seamhost.run",
     "seamhost.gateway",  # mcp serve, and the mcp SDK it loads (pydantic, anyio, starlette)
     "mcp",
+    "seamhost.a2a",  # a2a serve, and the a2a SDK it loads (protobuf, starlette)
+    "a2a",
     # the values of a running call: votes, results, confinement, the call itself
     "seamhost.tool.call",
     "seamhost.tool.decision",

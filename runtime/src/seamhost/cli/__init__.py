@@ -22,6 +22,10 @@ from seamhost.errors import SeamhostError
 from seamhost.version import __version__
 
 _SUBCOMMANDS = {
+    "a2a": Lazy(
+        "seamhost.cli.a2a:a2a",
+        "The Agent2Agent protocol: serve the profile's agent to other agents.",
+    ),
     "approvals": Lazy(
         "seamhost.cli.approvals.pending:approvals",
         "List the deferred approvals every stored session waits on.",

@@ -64,6 +64,7 @@ class Timeline:
             "model/failed": self.model_failed,
             "session/takeover": self.takeover,
             "turn/parked": self.turn_parked,
+            "a2a/task": self.a2a_task,
         }
         self.time: int | None = None  # the time of the record being rendered, when known
 
@@ -285,6 +286,13 @@ class Timeline:
     def inbox_spliced(self, data: Any) -> None:
         for context in data.get("contexts", ()):
             self.say(2, f"[dim]context: {clip(str(context), 120)}[/dim]")
+
+    def a2a_task(self, data: Any) -> None:
+        self.say(
+            2,
+            f"[bold]A2A task[/bold] {esc(str(data['task_id']))} "
+            f"(context {esc(str(data['context_id']))}), served by `seamhost a2a serve`",
+        )
 
     def takeover(self, data: Any) -> None:
         when = f" at {format_time(self.time)}" if self.time is not None else ""

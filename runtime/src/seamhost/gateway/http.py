@@ -125,6 +125,9 @@ class Door:
     port: int
     token: str | None
     origins: frozenset[str] = frozenset()
+    # Paths a GET may read without the token (Origin and Host still checked): ``a2a serve``'s
+    # Agent Card, which a client reads first to learn that it needs one.
+    public: frozenset[str] = frozenset()
 
     def check(self) -> None:
         """Refuse a non-loopback bind without a token (a usage error: nothing is served)."""
@@ -134,8 +137,11 @@ class Door:
                 "with --token-env NAME (the clients send `Authorization: Bearer <token>`)"
             )
 
-    def refusal(self, headers: dict[str, str]) -> tuple[int, str] | None:
-        """``(status, why)`` for a request these headers cannot come in with; ``None``: welcome."""
+    def refusal(self, headers: dict[str, str], *, public: bool = False) -> tuple[int, str] | None:
+        """``(status, why)`` for a request these headers cannot come in with; ``None``: welcome.
+
+        `public`: the request reads a :attr:`public` path, which needs no token.
+        """
         origin = headers.get("origin")
         if origin is not None and origin not in self.origins and not loopback_origin(origin):
             return 403, f"the Origin {origin!r} is not allowed (--allow-origin accepts one)"
@@ -144,7 +150,7 @@ class Door:
             named = authority_host(host)
             if named is None or not is_loopback(named):
                 return 403, f"the Host {host!r} is not a loopback name on a loopback bind"
-        if self.token is not None:
+        if self.token is not None and not public:
             given = headers.get("authorization", "")
             expected = f"Bearer {self.token}"
             if not hmac.compare_digest(given.encode(), expected.encode()):
@@ -161,7 +167,8 @@ class Door:
             headers = {
                 k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]
             }
-            refused = self.refusal(headers)
+            public = scope.get("method") == "GET" and scope.get("path") in self.public
+            refused = self.refusal(headers, public=public)
             if refused is None:
                 await app(scope, receive, send)
                 session = headers.get("mcp-session-id")
@@ -185,10 +192,7 @@ async def serve_http(
     """Serve streamable HTTP behind `door`, within `limits`, until stopped (SIGTERM, SIGINT)."""
     import asyncio
 
-    import uvicorn
     from mcp.server.transport_security import TransportSecuritySettings
-
-    from seamhost.gateway.connections import bounded_protocol
 
     limits = limits or HttpLimits()
     server = gateway.server(instructions)
@@ -201,8 +205,28 @@ async def serve_http(
         session_idle_timeout=limits.idle_timeout,
         max_request_body_size=limits.max_body_bytes,
     )
+    idle = asyncio.ensure_future(gateway.close_idle(limits.idle_timeout))
+    try:
+        await serve_app(door.guard(bounded_bodies(app, limits), gateway.forget), door, limits, PATH)
+    finally:
+        idle.cancel()
+        await gateway.close()
+
+
+async def serve_app(app: ASGIApp, door: Door, limits: HttpLimits, path: str) -> None:
+    """Serve `app` (already behind `door`) with uvicorn within `limits` until stopped.
+
+    The connections and their headers are bounded by :mod:`.connections`; the address served
+    is noted on standard error once listening (``listening on http://HOST:PORT<path>``).
+    """
+    import asyncio
+
+    import uvicorn
+
+    from seamhost.gateway.connections import bounded_protocol
+
     config = uvicorn.Config(
-        door.guard(bounded_bodies(app, limits), gateway.forget),
+        app,
         host=door.host,
         port=door.port,
         http=bounded_protocol(limits.max_connections, limits.request_timeout),
@@ -213,7 +237,6 @@ async def serve_http(
     )
     web = uvicorn.Server(config)
     serving = asyncio.ensure_future(web.serve())
-    idle = asyncio.ensure_future(gateway.close_idle(limits.idle_timeout))
     try:
         while not web.started and not serving.done():
             await asyncio.sleep(0.01)
@@ -221,14 +244,20 @@ async def serve_http(
             socket = web.servers[0].sockets[0]
             host, port = socket.getsockname()[:2]
             shown = f"[{host}]" if ":" in host else host
-            note(f"listening on http://{shown}:{port}{PATH}")
+            note(f"listening on http://{shown}:{port}{path}")
         await serving
     finally:
-        idle.cancel()
         if not serving.done():
             web.should_exit = True
             await asyncio.wait([serving])
-        await gateway.close()
 
 
-__all__ = ["Door", "authority_host", "is_loopback", "loopback_origin", "parse_bind", "serve_http"]
+__all__ = [
+    "Door",
+    "authority_host",
+    "is_loopback",
+    "loopback_origin",
+    "parse_bind",
+    "serve_app",
+    "serve_http",
+]

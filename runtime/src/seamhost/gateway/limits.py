@@ -50,9 +50,26 @@ MAX_BODY_BYTES = 5 << 20
 RETRY_AFTER_S = 5  # what a client refused for want of room is told to wait before it retries
 
 
+# Who the lines on standard error name, and the JSON-RPC code a refusal carries: MCP leaves
+# -32000 to -32099 to servers (-32001 here); A2A gives that range meanings of its own (-32001
+# is TaskNotFound), so ``seamhost a2a serve``, behind the same door and limits, says
+# ``speak_as("seamhost a2a serve", -32600)`` (Invalid Request).
+_voice: list[tuple[str, int]] = [("seamhost mcp serve", -32001)]
+
+
+def speak_as(command: str, refusal_code: int) -> None:
+    """Name `command` on standard error and refuse with `refusal_code`, for this process."""
+    _voice[0] = (command, refusal_code)
+
+
+def speaker() -> str:
+    """The command the lines on standard error name."""
+    return _voice[0][0]
+
+
 def note(line: str) -> None:
     """One line on standard error, as every refusal of the door is."""
-    print(f"seamhost mcp serve: {line}", file=sys.stderr, flush=True)
+    print(f"{speaker()}: {line}", file=sys.stderr, flush=True)
 
 
 class Throttled:
@@ -94,7 +111,8 @@ class HttpLimits:
 
 async def refuse(send: Send, status: int, why: str, *headers: tuple[bytes, bytes]) -> None:
     """Answer with `status` and a JSON-RPC error saying `why`; the connection is then closed."""
-    body = json.dumps({"jsonrpc": "2.0", "id": None, "error": {"code": -32001, "message": why}})
+    error = {"code": _voice[0][1], "message": why}
+    body = json.dumps({"jsonrpc": "2.0", "id": None, "error": error})
     await send(
         {
             "type": "http.response.start",
@@ -196,4 +214,6 @@ __all__ = [
     "bounded_bodies",
     "note",
     "refuse",
+    "speak_as",
+    "speaker",
 ]

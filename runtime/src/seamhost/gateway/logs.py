@@ -1,4 +1,4 @@
-"""What ``seamhost mcp serve`` logs: one line per event on standard error, never a traceback.
+"""What ``seamhost mcp serve`` and ``a2a serve`` log: one line per event on stderr, no traceback.
 
 A client's misbehaviour (a dropped connection, a broken request, a flood) reaches the server's
 loggers (uvicorn's, the SDK's, asyncio's) with an exception attached; printed whole, each
@@ -13,7 +13,8 @@ import logging
 import sys
 import time
 
-PREFIX = "seamhost mcp serve: "
+from seamhost.gateway.limits import speaker
+
 KEPT_TEMPLATES = 1024  # message templates remembered for throttling before starting over
 
 
@@ -25,7 +26,7 @@ class OneLine(logging.Formatter):
         if record.exc_info is not None and record.exc_info[1] is not None:
             problem = record.exc_info[1]
             text = f"{text}: {type(problem).__name__}: {problem}"
-        return PREFIX + " ".join(text.split())
+        return f"{speaker()}: " + " ".join(text.split())
 
 
 class OncePerInterval(logging.Filter):

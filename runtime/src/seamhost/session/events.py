@@ -344,6 +344,19 @@ class TurnParked(Event):
     reason: str
 
 
+@attrs.frozen
+class A2ATask(Event):
+    """The session serves one A2A task (``seamhost a2a serve``, design.md §13 "Serve A2A").
+
+    Appended once, first, when the task's session is created: the session id is the task id,
+    and `context_id` is the A2A context the client put the task in (or the server gave it).
+    """
+
+    TYPE: ClassVar[str] = "a2a/task"
+    task_id: str
+    context_id: str
+
+
 CORE_EVENTS: tuple[type[Event], ...] = (
     TurnStart,
     TurnEnd,
@@ -369,6 +382,7 @@ CORE_EVENTS: tuple[type[Event], ...] = (
     SessionRepaired,
     SessionTakeover,
     TurnParked,
+    A2ATask,
 )
 
 # Every core event is made by the draft-based __init__ (seamhost/frozen.py): three a governed call.
