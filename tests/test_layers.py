@@ -6,10 +6,10 @@ untangle, and the next runtime import along it breaks start-up.
 
 The runtime (``runtime/src/seamhost``) is layered, lowest first (docs/design.md §2): the
 foundation modules, then ``sandbox``, ``session``, ``store``, ``tool``, ``approval`` and ``llm``,
-then ``kernel``, ``run``, ``gateway``, the embedding API ``embed``, the plugin authors' kit
-``testing`` and on top ``cli``;
-the root package (the curated, lazily exported API) sits above everything. A module may import
-its own package and any lower layer, never a higher one. The runtime imports no plugin.
+then ``kernel``, ``run``, ``gateway``, ``a2a``, the embedding API ``embed``, ``matrix``, the plugin
+authors' kit ``testing`` and on top ``cli`` beside ``console``; the root package (the curated, lazily
+exported API) sits above everything. A module may import its own package and any lower layer, never
+a higher one. The runtime imports no plugin.
 
 Each plugin distribution (``plugins/*/src/<package>``) sits above the runtime: within its package
 there is no cycle either, and outside it a plugin imports only the runtime's public surface (the
@@ -61,6 +61,7 @@ LAYERS = [
     {"gateway"},  # mcp serve: the SDK server over the run layer's pipeline; only the cli uses it
     {"a2a"},  # a2a serve: the A2A SDK server over the agent loop and the gateway's door; cli only
     {"embed"},  # the embedding API: hosts that run sessions from an application's own code
+    {"matrix"},  # scenarios × profiles over the run layer; the cli and the pytest plugin use it
     {"testing"},
     # the two doors people use, side by side: the web console shows what the CLI's timeline
     # renders, and the CLI's `console` command starts it

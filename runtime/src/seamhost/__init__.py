@@ -25,9 +25,11 @@ from seamhost.lazy import lazy_exports
 # Each public name and the module that defines it, in the order of __all__ (the reference lists
 # the value types in that order): constants, classes, then the rest.
 _EXPORTS = {
+    "CALL_DECISIONS": "seamhost.llm.replay",
     "CORE_EVENTS": "seamhost.session.events",
     "FORMAT_VERSION": "seamhost.session.store",
     "REAPER": "seamhost.sandbox.runner",
+    "SESSION_OUTCOMES": "seamhost.llm.replay",
     "ApprovalAnswer": "seamhost.embed.approving",
     "ApprovalOutcome": "seamhost.approval.request",
     "ApprovalRequest": "seamhost.approval.request",
@@ -37,6 +39,8 @@ _EXPORTS = {
     "Bundle": "seamhost.kernel.bundle",
     "BundleSnapshot": "seamhost.kernel.bundle",
     "CallReport": "seamhost.embed.reports",
+    "CallExpectation": "seamhost.llm.replay",
+    "CellExpectations": "seamhost.llm.replay",
     "ConfigError": "seamhost.errors",
     "ConfineRequest": "seamhost.sandbox.confinement",
     "ConfinedCommand": "seamhost.sandbox.confinement",
@@ -49,6 +53,7 @@ _EXPORTS = {
     "Expectation": "seamhost.llm.replay",
     "Host": "seamhost.embed.host",
     "HostClosed": "seamhost.embed.runner",
+    "ExpectingScript": "seamhost.llm.replay",
     "MalformedRecord": "seamhost.session.record",
     "MemoryStore": "seamhost.session.memory",
     "ModelAdapter": "seamhost.llm.adapter",

@@ -39,7 +39,12 @@ from seamhost.llm.adapter import StreamNext as StreamNext
 from seamhost.llm.adapter import TextDelta as TextDelta
 from seamhost.llm.adapter import ToolCallProposal as ToolCallProposal
 from seamhost.llm.adapter import Usage as Usage
+from seamhost.llm.replay import CALL_DECISIONS as CALL_DECISIONS
+from seamhost.llm.replay import SESSION_OUTCOMES as SESSION_OUTCOMES
+from seamhost.llm.replay import CallExpectation as CallExpectation
+from seamhost.llm.replay import CellExpectations as CellExpectations
 from seamhost.llm.replay import Expectation as Expectation
+from seamhost.llm.replay import ExpectingScript as ExpectingScript
 from seamhost.llm.replay import Script as Script
 from seamhost.llm.response_size import ResponseMeter as ResponseMeter
 from seamhost.sandbox.confinement import ConfinedCommand as ConfinedCommand

@@ -51,6 +51,26 @@ Rules:
   of :class:`~seamhost.errors.ErrorCode`: the outcome ``seamhost run`` should see for the call.
 * ``workspace`` maps relative paths (no ``..``) to file contents.
 
+Expectations of a whole run (``seamhost matrix``, and ``pytest --seamhost-matrix``): an optional
+top-level ``[expect]`` table says how a fresh session running the scenario should end::
+
+    [expect]
+    outcome = "completed"                   # completed, parked or failed (the session's outcome)
+    [expect.calls]                          # a call by its id, or by its position (1 = the first)
+    write-report = "DENIED_BY_GUARD"        # its result: "ok" or an ErrorCode value
+    2 = "not run"                           # its body never started (refused, or never proposed)
+    3 = { decision = "ask", code = "APPROVAL_UNAVAILABLE" }   # or a table of decision, code, ran
+
+    [expect.profile.default]                # what differs under one profile (by its name)
+    outcome = "parked"
+    calls = { write-report = "ok" }         # replaces that call's expectation only
+
+``decision`` is ``allow`` (the body was dispatched without asking), ``ask`` (an approval was
+asked) or ``deny`` (refused before the body started, nobody asked); ``ran`` is whether the body
+started. A call's ``expect`` above still applies: its code counts for a profile unless
+``[expect]`` gives that call a code of its own. A call named in ``[expect]`` must exist, so a
+renamed call fails the matrix before it runs.
+
 Every problem raises :class:`~seamhost.errors.ConfigError` naming the file and the key path
 (``turn[2].step[1].call[0].args_raw: expected a string``; indexes count from 0), which the CLI
 reports with exit code 2.
@@ -67,7 +87,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from seamhost import Expectation, jsonvalue
+from seamhost import CallExpectation, CellExpectations, Expectation, jsonvalue
 from seamhost.errors import ErrorCode
 from seamhost.jsonvalue import FrozenDict, freeze
 
@@ -78,6 +98,7 @@ OK = "ok"
 ANY_PROFILE = "*"
 GENERATED_ID = re.compile(r"^call-\d+-\d+-\d+$")
 OUTCOMES = frozenset({OK, *(code.value for code in ErrorCode)})
+NOT_RUN = "not run"
 
 
 def generated_call_id(turn: int, step: int, n: int) -> str:
@@ -147,6 +168,33 @@ class ScenarioTurn:
 
 
 @attrs.frozen
+class CallCheck:
+    """What ``[expect]`` says of one call; a field left ``None`` is not checked."""
+
+    code: str | None = None  # "ok" or an ErrorCode value
+    decision: str | None = None  # allow, deny or ask
+    ran: bool | None = None  # whether the body started
+
+
+@attrs.frozen
+class RunExpect:
+    """A scenario's ``[expect]`` table: the general expectations and each profile's changes."""
+
+    outcome: str | None = None
+    calls: tuple[tuple[str, CallCheck], ...] = ()  # call key (id or 1-based position) → check
+    profiles: tuple[tuple[str, RunExpect], ...] = ()  # profile name → what differs under it
+
+    def under(self, profile: str) -> tuple[str | None, list[dict[str, CallCheck]]]:
+        """The outcome under `profile`, and the call checks in layers, the profile's last."""
+        outcome, layers = self.outcome, [dict(self.calls)]
+        for name, changes in self.profiles:
+            if name == profile:
+                outcome = changes.outcome if changes.outcome is not None else outcome
+                layers.append(dict(changes.calls))
+        return outcome, layers
+
+
+@attrs.frozen
 class Scenario:
     """A loaded, validated scenario. `source` (the file it came from) is not part of equality."""
 
@@ -155,6 +203,7 @@ class Scenario:
     description: str = ""
     workspace: FrozenDict = attrs.field(factory=FrozenDict, converter=_frozen_mapping)
     source: str = attrs.field(default="", eq=False)
+    expect: RunExpect = attrs.field(factory=RunExpect)
 
     @property
     def user_messages(self) -> tuple[str, ...]:
@@ -170,6 +219,29 @@ class Scenario:
                     if expected is not None:
                         yield Expectation(call.call_id(first_turn + t, s, n), call.tool, expected)
 
+    def numbered_calls(self, first_turn: int = 1) -> Iterator[tuple[str, ScenarioCall]]:
+        """Each call with its id, in the scenario's order, for turns numbered from `first_turn`."""
+        for t, turn in enumerate(self.turns):
+            for s, step in enumerate(turn.steps, start=1):
+                for n, call in enumerate(step.calls, start=1):
+                    yield call.call_id(first_turn + t, s, n), call
+
+    def cell_expectations(self, profile: str) -> CellExpectations:
+        """The outcome and each call's expectations of a fresh session run under `profile`.
+
+        A call's code is its ``[expect]`` code under `profile`, else its own ``expect``'s.
+        """
+        outcome, layers = self.expect.under(profile)
+        calls = []
+        for position, (call_id, call) in enumerate(self.numbered_calls(), start=1):
+            check = CallCheck()
+            for checks in layers:  # a later layer replaces the call's check, by id or position
+                check = checks.get(call_id) or checks.get(str(position)) or check
+            code = check.code if check.code is not None else call.expected(profile)
+            if code is not None or check.decision is not None or check.ran is not None:
+                calls.append(CallExpectation(call_id, call.tool, code, check.decision, check.ran))
+        return CellExpectations(outcome, tuple(calls))
+
     def to_document(self) -> dict[str, Any]:
         """The JSON document this scenario loads back from, with defaults left out."""
         header: dict[str, Any] = {"name": self.name}
@@ -177,7 +249,26 @@ class Scenario:
             header["description"] = self.description
         if self.workspace:
             header["workspace"] = dict(self.workspace)
-        return {"scenario": header, "turn": [_turn_document(t) for t in self.turns]}
+        doc = {"scenario": header, "turn": [_turn_document(t) for t in self.turns]}
+        if self.expect != RunExpect():
+            doc["expect"] = _expect_document(self.expect)
+        return doc
+
+
+def _expect_document(expect: RunExpect) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if expect.outcome is not None:
+        out["outcome"] = expect.outcome
+    if expect.calls:
+        out["calls"] = {key: _check_document(check) for key, check in expect.calls}
+    if expect.profiles:
+        out["profile"] = {name: _expect_document(changes) for name, changes in expect.profiles}
+    return out
+
+
+def _check_document(check: CallCheck) -> dict[str, Any]:
+    fields = {"code": check.code, "decision": check.decision, "ran": check.ran}
+    return {key: value for key, value in fields.items() if value is not None}
 
 
 def _turn_document(turn: ScenarioTurn) -> dict[str, Any]:
@@ -219,8 +310,11 @@ def _call_document(call: ScenarioCall) -> dict[str, Any]:
 __all__ = [
     "ANY_PROFILE",
     "GENERATED_ID",
+    "NOT_RUN",
     "OK",
     "OUTCOMES",
+    "CallCheck",
+    "RunExpect",
     "Scenario",
     "ScenarioCall",
     "ScenarioStep",

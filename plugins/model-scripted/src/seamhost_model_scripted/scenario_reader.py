@@ -9,11 +9,20 @@ from __future__ import annotations
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-from seamhost import jsonvalue
+import attrs
+
+from seamhost import CALL_DECISIONS, SESSION_OUTCOMES, jsonvalue
 from seamhost.errors import ConfigError, ErrorCode, join_key
 from seamhost.input_limits import SCENARIO_BYTES, parse_json, parse_toml, read_capped
 from seamhost_model_scripted import scenario as spec
-from seamhost_model_scripted.scenario import Scenario, ScenarioCall, ScenarioStep, ScenarioTurn
+from seamhost_model_scripted.scenario import (
+    CallCheck,
+    RunExpect,
+    Scenario,
+    ScenarioCall,
+    ScenarioStep,
+    ScenarioTurn,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -73,20 +82,90 @@ class _Reader:
     # -- the document, top down ---------------------------------------------------------------
 
     def scenario(self, doc: object, *, default_name: str) -> Scenario:
-        top = self.table(doc, (), ("scenario", "turn"))
+        top = self.table(doc, (), ("scenario", "turn", "expect"))
         header = self.table(top.get("scenario", {}), ("scenario",), _HEADER_KEYS)
         if "turn" not in top:
             raise self.fail(("turn",), "a scenario needs at least one [[turn]]")
         turns = self.tables(top["turn"], ("turn",))
         if not turns:
             raise self.fail(("turn",), "a scenario needs at least one [[turn]]")
-        return Scenario(
+        scenario = Scenario(
             name=self.string(header, "name", ("scenario",), default_name),
             description=self.string(header, "description", ("scenario",)),
             workspace=self.workspace(header.get("workspace", {}), ("scenario", "workspace")),
             turns=tuple(self.turn(t, ("turn", i)) for i, t in enumerate(turns)),
             source=self.label,
         )
+        if "expect" not in top:
+            return scenario
+        calls = [call_id for call_id, _ in scenario.numbered_calls()]
+        expect = self.run_expect(top["expect"], ("expect",), calls, nested=True)
+        return attrs.evolve(scenario, expect=expect)
+
+    # -- [expect]: how a whole run should end (seamhost matrix) -------------------------------
+
+    def run_expect(self, value: object, key: Key, calls: list[str], *, nested: bool) -> RunExpect:
+        table = self.table(value, key, _EXPECT_KEYS if nested else _EXPECT_KEYS[:2])
+        outcome = self.optional_string(table, "outcome", key)
+        if outcome is not None and outcome not in SESSION_OUTCOMES:
+            raise self.fail(
+                (*key, "outcome"), f"expected one of {', '.join(SESSION_OUTCOMES)}, got {outcome!r}"
+            )
+        checks = self.table_of_calls(table.get("calls", {}), (*key, "calls"), calls)
+        profiles = table.get("profile", {})  # any key names a profile
+        if not isinstance(profiles, dict):
+            raise self.fail((*key, "profile"), "expected a table of profile name = expectations")
+        return RunExpect(
+            outcome=outcome,
+            calls=tuple(
+                (name, self.call_check(check, (*key, "calls", name)))
+                for name, check in checks.items()
+            ),
+            profiles=tuple(
+                (name, self.run_expect(changes, (*key, "profile", name), calls, nested=False))
+                for name, changes in profiles.items()
+            ),
+        )
+
+    def table_of_calls(self, value: object, key: Key, calls: list[str]) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise self.fail(key, "expected a table of call id (or position) = expectation")
+        for name in value:
+            if name not in calls and not (name.isdigit() and 1 <= int(name) <= len(calls)):
+                raise self.fail(
+                    (*key, name),
+                    f"no such call: name one by its id ({', '.join(calls)}) or by its position "
+                    f"(1 to {len(calls)})",
+                )
+        return value
+
+    def call_check(self, value: object, key: Key) -> CallCheck:
+        if isinstance(value, str):
+            if value == spec.NOT_RUN:
+                return CallCheck(ran=False)
+            return CallCheck(code=self.code(value, key))
+        table = self.table(value, key, ("code", "decision", "ran"))
+        if not table:
+            raise self.fail(key, "expected at least one of code, decision, ran")
+        decision = self.optional_string(table, "decision", key)
+        if decision is not None and decision not in CALL_DECISIONS:
+            raise self.fail(
+                (*key, "decision"), f"expected one of {', '.join(CALL_DECISIONS)}, got {decision!r}"
+            )
+        ran = table.get("ran")
+        if ran is not None and type(ran) is not bool:
+            raise self.fail((*key, "ran"), f"expected true or false, got {_kind(ran)}")
+        code = self.code(table["code"], (*key, "code")) if "code" in table else None
+        return CallCheck(code=code, decision=decision, ran=ran)
+
+    def code(self, value: object, key: Key) -> str:
+        if type(value) is not str or value not in spec.OUTCOMES:
+            raise self.fail(
+                key,
+                f'expected "ok", "{spec.NOT_RUN}" or an error code ({", ".join(ErrorCode)}), '
+                f"got {value!r}",
+            )
+        return value
 
     def workspace(self, value: object, key: Key) -> dict[str, str]:
         if not isinstance(value, dict):
@@ -202,6 +281,7 @@ class _Reader:
 
 
 _HEADER_KEYS = ("name", "description", "workspace")
+_EXPECT_KEYS = ("outcome", "calls", "profile")
 _TURN_KEYS = ("user", "final", "step")
 _STEP_KEYS = ("text", "call", "error", "delay_ms")
 _CALL_KEYS = (

@@ -50,6 +50,10 @@ _SUBCOMMANDS = {
         "seamhost.cli.exec.command:exec_",
         "Run one turn for PROMPT (`-` reads it from stdin) without asking anyone at the terminal.",
     ),
+    "matrix": Lazy(
+        "seamhost.cli.matrix.command:matrix",
+        "Run every scenario under every profile, each cell in its own session and store.",
+    ),
     "mcp": Lazy(
         "seamhost.cli.mcp:mcp",
         "The Model Context Protocol: serve the bundle's tools; pin mounted servers' tools.",

@@ -61,6 +61,7 @@ if TYPE_CHECKING:
 TRACE_ENV = "SEAMHOST_TRACE_HOOKS"
 # Declared in `provides` by a checkpoint policy: sessions of the bundle are written with barriers.
 CHECKPOINT_CAPABILITY = "session/checkpoint"
+_CATALOGS: dict[tuple[type[Event], ...], EventCatalog] = {}  # event classes → their catalogue
 
 
 class PluginIdentity(NamedTuple):
@@ -185,7 +186,13 @@ class Bundle:
             from seamhost.session.events import CORE_EVENTS
 
             extra = (cls for e in self.profile.plugins for cls in e.descriptor.event_types)
-            self._catalog.append(EventCatalog((*CORE_EVENTS, *extra)))
+            classes = (*CORE_EVENTS, *extra)
+            # Building one costs a cattrs converter (tens of ms); it holds nothing of a
+            # session's, so bundles of the same event types in one process share it (a matrix
+            # builds a bundle per cell).
+            if classes not in _CATALOGS:
+                _CATALOGS[classes] = EventCatalog(classes)
+            self._catalog.append(_CATALOGS[classes])
         return self._catalog[0]
 
     @property

@@ -11,6 +11,10 @@ Fixtures:
   returns a :class:`~seamhost.testing.runs.RunOutcome`: each call's outcome and the session's
   records.
 
+Options: ``--seamhost-matrix`` adds one item per cell of the profile matrix (``profile::scenario``,
+:mod:`seamhost.testing.matrix_items`), chosen by ``--seamhost-profile`` and ``--seamhost-scenario``
+or ``[tool.seamhost.matrix]`` in ``pyproject.toml``; without it nothing of the matrix is imported.
+
 The plugin is registered through the ``pytest11`` entry point of seamhost-runtime, so installing
 the runtime is enough; where entry-point plugins are disabled (``PYTEST_DISABLE_PLUGIN_AUTOLOAD``),
 add ``pytest_plugins = ["seamhost.testing"]`` to a conftest.py.
@@ -75,3 +79,36 @@ class SeamhostRun:
 def seamhost_run(tmp_path: Path) -> SeamhostRun:
     """Runs scenarios against bundles built from profile texts, under the test's directory."""
     return SeamhostRun(tmp_path)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("seamhost", "seamhost's profile matrix")
+    group.addoption(
+        "--seamhost-matrix",
+        action="store_true",
+        default=False,
+        help="Add one test per cell of the profile matrix (profile::scenario).",
+    )
+    group.addoption(
+        "--seamhost-profile",
+        action="append",
+        default=[],
+        metavar="PROFILE",
+        help="A profile of the matrix: name, path or glob (repeatable; default: "
+        "[tool.seamhost.matrix] profiles).",
+    )
+    group.addoption(
+        "--seamhost-scenario",
+        action="append",
+        default=[],
+        metavar="SCENARIO",
+        help="A scenario of the matrix: file, directory or glob (repeatable; default: "
+        "[tool.seamhost.matrix] scenarios).",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("seamhost_matrix", False):
+        from seamhost.testing.matrix_items import MatrixPlugin  # the matrix, only when asked
+
+        config.pluginmanager.register(MatrixPlugin(config), "seamhost-matrix")

@@ -1,0 +1,1 @@
+"""``seamhost matrix``: every scenario under every profile, with JUnit for CI (:mod:`.command`)."""
