@@ -178,11 +178,14 @@ class Migrator:
         from_layout = max(old)
         source, encoding = old[from_layout]
         if current is not None:
-            return self._published_before(paths, from_layout, source, current, remove_old, dry_run)
+            return self._published_before(
+                paths, from_layout, source, current, remove_old=remove_old, dry_run=dry_run
+            )
         before = Fingerprint.of(source)
         header_json, lines = self._read(session_id, source, encoding)
         if dry_run:
-            return LayoutMigration(session_id, "would-migrate", from_layout, len(lines), before.size)
+            size = before.size
+            return LayoutMigration(session_id, "would-migrate", from_layout, len(lines), size)
         encoder = LogEncoder(encoding, self.level, key=self.key)
         head = encoder.header(header_json, encoder.origin(session_id))
         body = encoder.batch_pieces(lines, 0, encoder.chain_of(head)) if lines else []
@@ -243,6 +246,7 @@ class Migrator:
         from_layout: int,
         source: Path,
         current: tuple[Path, Encoding],
+        *,
         remove_old: bool,
         dry_run: bool,
     ) -> LayoutMigration:

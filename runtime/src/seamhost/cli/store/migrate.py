@@ -15,10 +15,10 @@ from typing import Any
 import click
 
 from seamhost.cli.exitcodes import ExitCode
+from seamhost.cli.lookup import resolve_session
 from seamhost.cli.output import console, emit_json
 from seamhost.cli.session_store import open_store, store_options
 from seamhost.errors import ConfigError
-from seamhost.cli.lookup import resolve_session
 
 
 @click.command()
@@ -107,9 +107,7 @@ _SAID = {
 
 def _report(store: str, results: list[Any], *, dry_run: bool, as_json: bool) -> None:
     if as_json:
-        emit_json(
-            {"store": store, "dry_run": dry_run, "sessions": [r.to_json() for r in results]}
-        )
+        emit_json({"store": store, "dry_run": dry_run, "sessions": [r.to_json() for r in results]})
         return
     out = console()
     for result in results:
