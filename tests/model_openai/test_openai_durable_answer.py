@@ -1,8 +1,8 @@
 """Issue 38 point 4: a model answer is durable before any of its calls is governed.
 
 Against the OpenAI API stand-in (the one mock this project allows); the CLI runs in child
-processes on a real JSONL store whose write-behind window is a minute, so that only a
-barrier makes a record durable. The model proposes a write the profile's policy asks a person
+processes on a real store, JSONL or PostgreSQL, whose write-behind window is a minute, so that
+only a barrier makes a record durable. The model proposes a write the profile's policy asks a person
 about; the person is asked on a pseudo-terminal (``tty_path``), and the test SIGKILLs the child
 once the question is on it: after the provider's terminal event, before the call is dispatched.
 ``run --resume`` must then run the recorded call without asking the model again for it.
@@ -28,6 +28,9 @@ from seamhost.testing.model_adapter import CannedAnswer, CannedCall
 from tests.conftest import run_cli
 from tests.model_openai.canned import canned_reply
 from tests.model_openai.standin import StandIn
+from tests.persistence_postgres.conftest import pg_schema, postgres_dsn, postgres_server
+
+__all__ = ["pg_schema", "postgres_dsn", "postgres_server"]  # the PostgreSQL store's fixtures
 
 QUESTION_END = b"release/VERSION"  # the question names the file; its last byte is a space
 
@@ -73,13 +76,24 @@ def standin() -> Iterator[StandIn]:
         yield server
 
 
-def profile_text(base_url: str, tty_path: str) -> str:
+def store_table(store: str, request: pytest.FixtureRequest) -> str:
+    """The profile table of `store`, its write-behind window a minute: nothing is written but at
+    a barrier. PostgreSQL: the test's own schema, and a short lease for the resume to take over."""
+    if store == "jsonl":
+        return "[plugins.persistence-jsonl]\nbatch_window_ms = 60000\n"
+    dsn, schema = request.getfixturevalue("postgres_dsn"), request.getfixturevalue("pg_schema")
+    return (
+        f'[plugins.persistence-postgres]\ndsn = "{dsn}"\nschema = "{schema}"\n'
+        "batch_window_ms = 60000\nlease_s = 1\n"
+    )
+
+
+def profile_text(base_url: str, tty_path: str, store: str) -> str:
     return f"""
 [profile]
 name = "durable-answer"
 
-[plugins.persistence-jsonl]
-batch_window_ms = 60000         # a minute: nothing is written but at a barrier
+{store}
 
 [plugins.checkpoint-policy]
 
@@ -110,8 +124,9 @@ mode = "workspace-write"
 """
 
 
+@pytest.mark.parametrize("store", ["jsonl", "postgres"])
 def test_a_kill_after_the_answer_resumes_without_asking_the_model_again(
-    tmp_path: Path, standin: StandIn, terminal: Terminal
+    tmp_path: Path, standin: StandIn, terminal: Terminal, store: str, request: pytest.FixtureRequest
 ) -> None:
     arguments = json.dumps({"path": "release/VERSION", "content": "2\n"})
     standin.reply(
@@ -121,7 +136,7 @@ def test_a_kill_after_the_answer_resumes_without_asking_the_model_again(
     workspace = tmp_path / "ws"
     (workspace / "release").mkdir(parents=True)
     profile = tmp_path / "durable.toml"
-    profile.write_text(profile_text(standin.base_url, terminal.path))
+    profile.write_text(profile_text(standin.base_url, terminal.path, store_table(store, request)))
     env = {"SEAMHOST_HOME": str(tmp_path / "home"), "OPENAI_API_KEY": "sk-test-durable"}
     child_env = {k: v for k, v in os.environ.items() if not k.startswith("SEAMHOST_")} | env
 
@@ -139,11 +154,11 @@ def test_a_kill_after_the_answer_resumes_without_asking_the_model_again(
     assert len(standin.requests) == 1
 
     def records(session: str) -> list[dict[str, Any]]:
-        shown = run_cli("session", "show", "--json", session, env=env)
+        shown = run_cli("session", "show", "--json", session, "--profile", str(profile), env=env)
         assert shown.returncode == 0, shown.stderr
         return [json.loads(line) for line in shown.stdout.splitlines()]
 
-    listed = run_cli("session", "ls", "--json", env=env)
+    listed = run_cli("session", "ls", "--json", "--profile", str(profile), env=env)
     [entry] = json.loads(listed.stdout)
     session = str(entry["session_id"])
     before = records(session)
