@@ -162,10 +162,9 @@ def test_a_kill_after_the_answer_resumes_without_asking_the_model_again(
     [entry] = json.loads(listed.stdout)
     session = str(entry["session_id"])
     before = records(session)
-    [answer] = [r["data"] for r in before if r["type"] == "assistant/message"]
-    assert [c["call_id"] for c in answer["tool_calls"]] == ["call_v1"], (
-        "the answer and its call were durable before the call was governed"
-    )
+    answers = [r["data"] for r in before if r["type"] == "assistant/message"]
+    assert len(answers) == 1, "the answer was lost: it was not durable before the question"
+    assert [c["call_id"] for c in answers[0]["tool_calls"]] == ["call_v1"]
     assert not (workspace / "release" / "VERSION").exists()
 
     resumed = subprocess.Popen(
