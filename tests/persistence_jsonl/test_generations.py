@@ -290,3 +290,19 @@ def test_a_source_appended_to_during_the_copy_is_refused_and_nothing_published(
     assert home.migrate("--quiet").returncode == 0
     assert home.logs("g1-closed") == ["session.v1.jsonl.zst", "session.v2.jsonl.zst"]
     assert len(home.records("g1-closed")) == 15
+
+
+def test_a_damaged_old_log_is_refused_and_the_others_migrate(home: Home) -> None:
+    log = home.root / "g1-unknown" / "session.v1.jsonl.zst"
+    data = bytearray(log.read_bytes())
+    data[len(data) // 2] ^= 0x40  # inside a frame's payload: its CRC no longer matches
+    log.write_bytes(bytes(data))
+    done = home.migrate("--json")
+    assert done.returncode == 1, done.stdout + done.stderr
+    outcomes = {s["session_id"]: s for s in json.loads(done.stdout)["sessions"]}
+    assert outcomes["g1-unknown"]["outcome"] == "refused"
+    assert "corrupted" in outcomes["g1-unknown"]["reason"]
+    assert outcomes["g1-unknown"]["reason"].endswith("nothing was overwritten")
+    assert home.logs("g1-unknown") == ["session.v1.jsonl.zst"]
+    assert log.read_bytes() == bytes(data)
+    assert [outcomes[s]["outcome"] for s in ("g1-closed", "g1-parked")] == ["migrated"] * 2

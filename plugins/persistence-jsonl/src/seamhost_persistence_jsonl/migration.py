@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Literal
 import attrs
 
 from seamhost import jsonvalue
+from seamhost.store import StorageError
 from seamhost_persistence_jsonl import locking
 from seamhost_persistence_jsonl.durable import create_exclusive, sync_data, sync_directory, write_at
 from seamhost_persistence_jsonl.errors import SessionLocked
@@ -157,6 +158,11 @@ class Migrator:
             except SessionLocked as exc:
                 return LayoutMigration(session_id, "refused", reason=str(exc))
             return self._migrate(paths, dry_run, remove_old, on_copied)
+        except (OSError, StorageError) as exc:  # a damaged old log, a full disk: this one only
+            reason = str(exc) if isinstance(exc, StorageError) else exc.strerror or str(exc)
+            return LayoutMigration(
+                session_id, "refused", reason=f"{reason}; nothing was overwritten"
+            )
         finally:
             if lock is not None:
                 lock.release()
@@ -179,7 +185,7 @@ class Migrator:
         source, encoding = old[from_layout]
         if current is not None:
             return self._published_before(
-                paths, from_layout, source, current, remove_old=remove_old, dry_run=dry_run
+                paths, from_layout, (source, encoding), current, remove_old, dry_run=dry_run
             )
         before = Fingerprint.of(source)
         header_json, lines = self._read(session_id, source, encoding)
@@ -244,22 +250,23 @@ class Migrator:
         self,
         paths: SessionPaths,
         from_layout: int,
-        source: Path,
+        old: tuple[Path, Encoding],
         current: tuple[Path, Encoding],
-        *,
         remove_old: bool,
+        *,
         dry_run: bool,
     ) -> LayoutMigration:
         """Generation 2 is there already: the old one goes only if it holds no other records
         than the new one's first ones (a writer of layout 1 only may have appended to it)."""
         session_id = paths.session_id
+        source, old_encoding = old
         size = os.stat(source).st_size
         if not remove_old:
             return LayoutMigration(
                 session_id, "migrated-before", from_layout, source_bytes=size,
                 reason=f"{source.name} is kept beside {current[0].name} (--remove-old removes it)",
             )  # fmt: skip
-        _, old_lines = self._read(session_id, source, current[1])
+        _, old_lines = self._read(session_id, source, old_encoding)
         _, new_lines = self._read(session_id, current[0], current[1])
         if new_lines[: len(old_lines)] != old_lines:
             return LayoutMigration(
