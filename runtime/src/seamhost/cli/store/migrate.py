@@ -44,12 +44,15 @@ def migrate(
     quiet: bool,
     as_json: bool,
 ) -> None:
-    """Create the store's tables, or bring them to the version this seamhost uses; in a
-    persistence-jsonl store, publish every session's log (or each ID's) in the current layout.
+    """Bring the store to what this seamhost writes: tables, or JSONL log layouts.
 
-    Idempotent. A store newer than this seamhost is refused untouched (upgrade seamhost). A
-    JSONL session being written (its lock held), or whose old log changed during the copy, is
-    refused with nothing overwritten; the command then exits 1 after the other sessions.
+    A store with a schema (persistence-postgres) has its tables created, or brought to the
+    version this seamhost uses. In a persistence-jsonl store, every session's log (or each
+    ID's) is published in the current layout beside its older one. Idempotent.
+
+    A schema newer than this seamhost is refused untouched (upgrade seamhost). A JSONL session
+    being written (its lock held), or whose old log changed during the copy, is refused with
+    nothing overwritten; the command then exits 1 after the other sessions.
     """
     session_store = open_store(root, profile_ref)
     migrate_layout = getattr(session_store, "migrate_layout", None)
