@@ -1,10 +1,11 @@
-"""checkpoint-policy's three barriers, on a real agent session (docs/design.md §6).
+"""checkpoint-policy's three barriers and the agent's fourth, on a real session (design.md §6).
 
 A flush recorder (a ``session/flush`` implementation) notes what the log holds at every flush;
 a probe tool notes what had been flushed when its body started. The barriers: before each step
 (``agent/pre-step``), before the model request is consumed (``llm/stream``), and before the
-outermost tool body (``tools/execute``). Without the plugin, the header says the session has no
-barriers and no body waits for a flush.
+outermost tool body (``tools/execute``); and the agent's, in a bundle with the plugin: once the
+model's answer is appended, before any of its calls is governed. Without the plugin, the header
+says the session has no barriers and no body waits for a flush.
 """
 
 from __future__ import annotations
@@ -79,17 +80,20 @@ def test_a_flush_precedes_each_step_each_model_request_and_each_body(
     assert state.bodies == [("call-1-1-1", 1), ("call-1-2-1", 2)]
     # What the log ended with at each flush, step by step: before the step starts (agent/pre-step),
     # before its model request goes out (llm/stream, after the attempt's model/attempt record,
-    # before the assistant message), and before its body (tools/execute, after the call's
-    # dispatch record).
+    # before the assistant message), once the answer is in (the agent's, before governance), and
+    # before its body (tools/execute, after the call's dispatch record).
     assert [flushed[-1] for flushed in state.flushes] == [
         "user/message",  # step 1: pre-step
         "model/attempt",  # step 1: model request
+        "assistant/message",  # step 1: the answer
         "tool/dispatch",  # step 1: body
         "step/end",  # step 2: pre-step
         "model/attempt",  # step 2: model request
+        "assistant/message",  # step 2: the answer
         "tool/dispatch",  # step 2: body
         "step/end",  # step 3: pre-step
-        "model/attempt",  # step 3: model request (it proposes no call)
+        "model/attempt",  # step 3: model request
+        "assistant/message",  # step 3: the answer (it proposes no call)
     ]
 
 

@@ -142,3 +142,14 @@ def test_a_newer_schema_is_refused_untouched(
         assert envelopes(again.read("kept").records()) == written
     finally:
         again.close()
+
+
+def test_the_file_layout_options_of_store_migrate_are_refused_for_a_schema(
+    tmp_path: Path, postgres_dsn: str, pg_schema: str
+) -> None:
+    path = profile(tmp_path, postgres_dsn, pg_schema)
+    for extra in (["--dry-run"], ["--remove-old"], ["some-session"]):
+        done = seamhost("store", "migrate", "--profile", str(path), *extra)
+        assert done.returncode == 2, (extra, done.stderr)
+        assert "has a schema, not session files" in one_line(done)
+    assert seamhost("store", "migrate", "--profile", str(path)).returncode == 0

@@ -14,6 +14,9 @@ log must have crossed the storage boundary before the runtime moves on, through 
   the body never runs.
 
 Its implementations are ``trylast``: the barrier sits as close as possible to what it protects.
+A fourth barrier, the model's answer made durable before any of its calls is governed, is the
+agent's own (no seam lies between the two); the agent keeps it when this plugin is in the bundle
+(its ``session/checkpoint``), see design.md §6.
 
 Declaring ``session/checkpoint`` marks the bundle's sessions as written with barriers, and
 requiring ``session/flush`` makes a profile that has the policy but no durable backend fail at

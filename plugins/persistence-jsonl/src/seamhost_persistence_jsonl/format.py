@@ -25,8 +25,10 @@ record (:data:`seamhost.session.store.FORMAT_VERSION`), read before any event re
 
 New sessions are written in layout 2. A session of layout 1 (``session.v1.*``: frames with a
 36-byte header, no binding) is still read, and a writer that opens one appends layout-1 frames
-to it: it stays *unbound* (``session verify`` says so). Layout 2 changes the framed log only: a
-plain log of layout 2 is a plain log of layout 1 under the new name, and is unbound too.
+to it: it stays *unbound* (``session verify`` says so) until ``seamhost store migrate``
+publishes it in layout 2 beside the old log (:mod:`.migration`); where both are there, the newest
+is the session's log. Layout 2 changes the framed log only: a plain log of layout 2 is a plain
+log of layout 1 under the new name, and is unbound too.
 
 Framed log (``session.v2.jsonl.zst``)
 =====================================

@@ -46,6 +46,7 @@ from seamhost_persistence_jsonl.frame_chain import describe_binding
 from seamhost_persistence_jsonl.layout import SessionPaths, unescape_id
 from seamhost_persistence_jsonl.logfile import OpenedLog
 from seamhost_persistence_jsonl.mark import read_mark
+from seamhost_persistence_jsonl.migration import LayoutMigration, Migrator
 from seamhost_persistence_jsonl.reading import LogScan
 from seamhost_persistence_jsonl.writing import JsonlWriter
 
@@ -348,6 +349,20 @@ class JsonlStore:
         return StoredSnapshot(
             seq, body, (), snapshots.KeptPieces(paths, seq, pieces) if pieces else None
         )
+
+    def migrate_layout(
+        self,
+        session_id: str,
+        *,
+        dry_run: bool = False,
+        remove_old: bool = False,
+        on_copied: Callable[[str, int], None] | None = None,
+    ) -> LayoutMigration:
+        """Publish the session's log in the current layout beside an older one, if it has
+        one (``seamhost store migrate``; see :mod:`.migration`)."""
+        migrator = Migrator(self.catalog, self.level, self.key)
+        paths = SessionPaths.of(self.root, session_id)
+        return migrator.migrate(paths, dry_run=dry_run, remove_old=remove_old, on_copied=on_copied)
 
     def delete(self, session_id: str, *, check: Callable[[], None] | None = None) -> None:
         """Remove a session's directory under its writer lock (see :mod:`.deletion`)."""

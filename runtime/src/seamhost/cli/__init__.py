@@ -81,7 +81,10 @@ _SUBCOMMANDS = {
     "session": Lazy(
         "seamhost.cli.session:session", "List, show, verify, repair and remove stored sessions."
     ),
-    "store": Lazy("seamhost.cli.store:store", "The session store of a profile: its schema."),
+    "store": Lazy(
+        "seamhost.cli.store:store",
+        "The session store of a profile: its schema, or its files' layout.",
+    ),
     "submit": Lazy(
         "seamhost.cli.runs.submit:submit",
         "Queue a run of SCENARIO (or of --prompt TEXT) for `seamhost worker` to drive.",

@@ -4,7 +4,8 @@ A turn appends ``turn/start`` and the ``user/message`` (step 0), then runs steps
 answers without tool calls. Each step runs inside the ``agent/pre-step`` chain (a checkpoint
 policy flushes there); the step appends ``step/start``, asks the model through the
 ``llm/stream`` chain whose innermost link is the ``llm/adapter`` provider, appends the
-``assistant/message`` with the raw calls, runs the calls through the governed pipeline
+``assistant/message`` with the raw calls (and, in a bundle with barriers, flushes it: the
+answer is durable before any call is governed), runs the calls through the governed pipeline
 (:mod:`seamhost.run.pipeline`) and appends ``step/end``. The turn ends with ``turn/end``:
 ``completed``, ``aborted`` (cancelled, or a pre-step implementation stopped the step), or
 ``error`` (the model is unavailable or failed, a checkpoint failed, the step limit was reached).
@@ -262,6 +263,10 @@ class Agent:
                     ),
                 )
             )
+            if self.bundle.barriers:
+                # The answer was paid for: durable before any of its calls is governed, so that
+                # a crash from here on continues from it instead of asking again (design.md §6).
+                await self.session.flush()
             if proposals:
                 await self.pipeline.run_step(turn, step, proposals, self.cancelled)
             ran.append(proposals)

@@ -1,4 +1,4 @@
-"""``seamhost store migrate``: the schema of a profile's session store (:mod:`.migrate`)."""
+"""``seamhost store migrate``: the schema or the file layout of a profile's session store."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from seamhost.cli.lazy_group import Lazy, LazyGroup
 _COMMANDS = {
     "migrate": Lazy(
         "seamhost.cli.store.migrate:migrate",
-        "Create the store's tables, or bring them to the version this seamhost uses.",
+        "Bring the store to what this seamhost writes: tables, or JSONL log layouts.",
     ),
 }
 
 
 @click.group(cls=LazyGroup, lazy=_COMMANDS)
 def store() -> None:
-    """The session store of a profile: its schema."""
+    """The session store of a profile: its schema, or its files' layout."""
