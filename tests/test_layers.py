@@ -59,7 +59,9 @@ LAYERS = [
     {"run"},
     {"gateway"},  # mcp serve: the SDK server over the run layer's pipeline; only the cli uses it
     {"testing"},
-    {"cli"},
+    # the two doors people use, side by side: the web console shows what the CLI's timeline
+    # renders, and the CLI's `console` command starts it
+    {"cli", "console"},
     {"__init__", "__main__"},
 ]
 

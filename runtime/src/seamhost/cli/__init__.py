@@ -34,6 +34,10 @@ _SUBCOMMANDS = {
         "seamhost.cli.chat.command:chat",
         "Talk with the profile's model in a durable session; /help lists the commands.",
     ),
+    "console": Lazy(
+        "seamhost.cli.web.command:console",
+        "Serve a web console: sessions, timelines, approvals and unknown outcomes to answer.",
+    ),
     "doctor": Lazy(
         "seamhost.cli.doctor.checks:doctor",
         "Check which sandbox backends work here, with what enforcement, and the session store.",

@@ -7,7 +7,8 @@ A web UI, a chat bot or ``seamhost approvals``/``approve``/``reject`` use the sa
 * :func:`decide` answers one: it takes the session's writer (a live writer refuses it), checks
   the question is still open and answerable, appends ``approval/decided`` with the decider and the
   source, and makes it durable. Answering twice, an unknown or an expired question is refused and
-  nothing is written;
+  nothing is written; so is an answer given for other arguments than the question's, when the
+  answerer says which it saw (`args_digest`: the web console's forms post the digest they showed);
 * :func:`resume` opens the session and continues the parked turn (:meth:`Agent.resume`).
 """
 
@@ -51,6 +52,8 @@ class PendingApproval:
     tool: str
     reason: str
     arguments: str
+    args_digest: str  # the digest an answer is bound to (design.md §11)
+    justification: str | None  # the model's reason for a wider sandbox mode, when it asked one
     deferred_at: int
     expires: int | None
     decision: str | None  # answered but not yet resumed: the outcome; else None
@@ -88,8 +91,14 @@ def decide(
     decider: str,
     reason: str | None = None,
     source: str = "cli",
+    args_digest: str | None = None,
 ) -> None:
-    """Answer a deferred approval once, durably; raises `ApprovalNotOpen` when it cannot be."""
+    """Answer a deferred approval once, durably; raises `ApprovalNotOpen` when it cannot be.
+
+    `source` says through what the answer came (``cli``, ``console``, a service's name);
+    `args_digest`, when given, is the arguments digest the decider was shown: an answer for a
+    question whose digest is another is refused.
+    """
     import asyncio
 
     from seamhost.run.sessions import bind_session
@@ -107,6 +116,13 @@ def decide(
             )
         if parked.expired(now_ms()):
             raise ApprovalNotOpen(session_id, approval_id, "expired; it can no longer be answered")
+        if args_digest is not None and args_digest != parked.args_digest:
+            raise ApprovalNotOpen(
+                session_id,
+                approval_id,
+                f"the answer was given for arguments digest {args_digest}, but the question is "
+                f"about {parked.args_digest}; look at the question again",
+            )
         outcome: Literal["allowed-once", "rejected"] = "allowed-once" if allow else "rejected"
         verb = "allowed once" if allow else "rejected"
         message = f"{verb} by {decider} ({source})" + (f": {reason}" if reason else "")
@@ -152,6 +168,8 @@ def _pending(session_id: str, parked: Suspension) -> PendingApproval:
         tool=parked.tool,
         reason=parked.reason,
         arguments=str(call["arguments"]),
+        args_digest=parked.args_digest,
+        justification=str(call["justification"]) if call.get("justification") else None,
         deferred_at=parked.deferred_at,
         expires=parked.expires,
         decision=str(decision) if decision is not None else None,

@@ -88,8 +88,12 @@ def reconcile(
     evidence: Evidence,
     *,
     attempt: int | None = None,
+    args_digest: str | None = None,
 ) -> ToolReconciled | None:
     """Append the ``tool/reconciled`` record of `evidence` (not flushed).
+
+    `attempt` and `args_digest`, when given, are what the evidence was given for (the attempt
+    and arguments digest the person was shown): evidence for another is refused.
 
     Returns the record, or ``None`` when the same evidence was recorded before. Raises
     `ReconcileRefused` when the evidence cannot resolve the call.
@@ -106,8 +110,13 @@ def reconcile(
     last = int(dispatch.get("attempt", 1))
     if attempt is not None and attempt != last:
         raise refuse(f"attempt {attempt} is not the one whose outcome is unknown (attempt {last})")
-    args_digest = str(dispatch.get("args_digest", ""))
-    digest = evidence.digest(sid, call_id, last, args_digest)
+    recorded = str(dispatch.get("args_digest", ""))
+    if args_digest is not None and args_digest != recorded:
+        raise refuse(
+            f"the evidence was given for arguments digest {args_digest}, but the call ran with "
+            f"{recorded}"
+        )
+    digest = evidence.digest(sid, call_id, last, recorded)
     if state.reconciled is not None:
         if state.reconciled["evidence_digest"] == digest:
             return None
@@ -121,7 +130,7 @@ def reconcile(
     record = ToolReconciled(
         call_id=call_id,
         attempt=last,
-        args_digest=args_digest,
+        args_digest=recorded,
         source=evidence.source,
         outcome=evidence.outcome,
         evidence_digest=digest,

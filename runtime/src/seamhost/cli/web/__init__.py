@@ -1,0 +1,1 @@
+"""``seamhost console``: serve the web console (:mod:`seamhost.console`) from the command line."""
