@@ -34,6 +34,18 @@ STARTED = re.compile(r"^seamhost console: (http://127\.0\.0\.1:(\d+)/login\?toke
 START_TIMEOUT = 60.0  # seconds for the console to print its URL (a loaded machine is slow)
 
 
+def child_environ(home: Path, site: PluginSite | None) -> dict[str, str]:
+    """The environment of a ``seamhost`` child: none of this process's ``SEAMHOST_*`` variables,
+    `home` as ``SEAMHOST_HOME``, and `site`'s plugins importable (as ``tests.conftest.run_cli``)."""
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("SEAMHOST_")}
+    environ["SEAMHOST_HOME"] = str(home)
+    if site is not None:
+        environ["PYTHONPATH"] = os.pathsep.join(
+            filter(None, [str(site.root), environ.get("PYTHONPATH", "")])
+        )
+    return environ
+
+
 class Console:
     """``seamhost console --port 0`` running in a child process; a context manager."""
 
@@ -46,12 +58,7 @@ class Console:
         site: PluginSite | None = None,
         cwd: Path | None = None,
     ) -> None:
-        environ = {k: v for k, v in os.environ.items() if not k.startswith("SEAMHOST_")}
-        environ["SEAMHOST_HOME"] = str(home)
-        if site is not None:
-            environ["PYTHONPATH"] = os.pathsep.join(
-                filter(None, [str(site.root), environ.get("PYTHONPATH", "")])
-            )
+        environ = child_environ(home, site)
         argv = [sys.executable, "-m", "seamhost", "console", "--port", "0"]
         if profile is not None:
             argv += ["--profile", str(profile)]
@@ -67,7 +74,8 @@ class Console:
             text=True,
         )
         self._lines: queue.Queue[str | None] = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
         self.login_url, self.port, self.token = self._wait_started()
         self.origin = f"http://127.0.0.1:{self.port}"
 
@@ -111,6 +119,9 @@ class Console:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+        self._reader.join(timeout=15)
+        assert self.process.stdout is not None
+        self.process.stdout.close()
         self._stderr.close()
         return self.process.returncode
 
