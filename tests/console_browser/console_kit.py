@@ -3,7 +3,8 @@ another origin, and the screenshots the docs show.
 
 :class:`Console` starts ``python -m seamhost console --port 0`` exactly as a person would, with
 its own ``SEAMHOST_HOME``, and reads the one line it prints (``seamhost console: URL``) to learn
-the port and the one-time login token. :class:`OtherSite` serves one page from a second loopback
+the port and the one-time login token (waiting for it only when first asked, so that a test can
+fill the store while the console starts). :class:`OtherSite` serves one page from a second loopback
 port: a different origin that is still the same site, so Chromium sends the console's
 ``SameSite=Strict`` cookie along with what that page posts, and only the console's Origin check
 and CSRF token stand in the way.
@@ -76,8 +77,24 @@ class Console:
         self._lines: queue.Queue[str | None] = queue.Queue()
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
-        self.login_url, self.port, self.token = self._wait_started()
-        self.origin = f"http://127.0.0.1:{self.port}"
+        self._started: tuple[str, int, str] | None = None
+
+    @property
+    def login_url(self) -> str:
+        """The URL the console printed, once it has (the first use waits for the line)."""
+        return self.wait_started()[0]
+
+    @property
+    def port(self) -> int:
+        return self.wait_started()[1]
+
+    @property
+    def token(self) -> str:
+        return self.wait_started()[2]
+
+    @property
+    def origin(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
 
     def _read(self) -> None:
         assert self.process.stdout is not None
@@ -85,7 +102,11 @@ class Console:
             self._lines.put(line.rstrip("\n"))
         self._lines.put(None)
 
-    def _wait_started(self) -> tuple[str, int, str]:
+    def wait_started(self) -> tuple[str, int, str]:
+        """The printed URL, its port and its token, waiting for the line the first time; a test
+        fills the store meanwhile, as the console starts."""
+        if self._started is not None:
+            return self._started
         seen: list[str] = []
         while True:
             try:
@@ -104,7 +125,8 @@ class Console:
             seen.append(line)
             found = STARTED.match(line)
             if found:
-                return found.group(1), int(found.group(2)), found.group(3)
+                self._started = found.group(1), int(found.group(2)), found.group(3)
+                return self._started
 
     def url(self, path: str) -> str:
         return self.origin + path

@@ -100,18 +100,18 @@ def test_the_sessions_list_and_a_timeline_show_what_the_cli_shows(
 ) -> None:
     hostile = tmp_path / "hostile.toml"
     hostile.write_text(SCENARIO)
-    done = run(rig, "notes-1", hostile)
-    assert done.returncode == ExitCode.OK, done.stdout + done.stderr
-    rig.park("deploy-7")
-    listed = rig.cli(
-        "session", "ls", "--profile", str(rig.profile), "--json", "--tokens",
-        "--state", "open", "--state", "closed", "--state", "awaits-approval",
-    )  # fmt: skip
-    assert listed.returncode == 0, listed.stderr
-    expected = {s["session_id"]: s for s in json.loads(listed.stdout)}
-    assert set(expected) == {"notes-1", "deploy-7"}
-
     with console_of(rig, tmp_path / "console.log") as console:
+        done = run(rig, "notes-1", hostile)
+        assert done.returncode == ExitCode.OK, done.stdout + done.stderr
+        rig.park("deploy-7")
+        listed = rig.cli(
+            "session", "ls", "--profile", str(rig.profile), "--json", "--tokens",
+            "--state", "open", "--state", "closed", "--state", "awaits-approval",
+        )  # fmt: skip
+        assert listed.returncode == 0, listed.stderr
+        expected = {s["session_id"]: s for s in json.loads(listed.stdout)}
+        assert set(expected) == {"notes-1", "deploy-7"}
+
         login(page, console)
         rows = page.locator("#sessions tr[data-session]")
         expect(rows).to_have_count(2)
