@@ -76,8 +76,10 @@ def test_reject_then_resume_refuses_the_call(rig: Rig, web: TestClient) -> None:
     resumed = rig.resume("s1")
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     assert rig.counted() == []
-    results = {r["call_id"]: r.get("error") for r in of_type(rig.records("s1"), "tool/result")}
-    assert results[COUNT]["code"] == "APPROVAL_REJECTED"
+    results = {
+        r["call_id"]: r.get("error") or {} for r in of_type(rig.records("s1"), "tool/result")
+    }
+    assert results[COUNT].get("code") == "APPROVAL_REJECTED"
 
 
 def test_an_answer_given_twice_is_refused_and_writes_nothing(rig: Rig, web: TestClient) -> None:

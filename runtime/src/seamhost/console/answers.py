@@ -17,7 +17,7 @@ import asyncio
 import getpass
 from typing import TYPE_CHECKING, Any
 
-from seamhost.errors import SeamhostError
+from seamhost.errors import ErrorCode, SeamhostError
 from seamhost.input_limits import RESULT_BYTES, parse_json
 from seamhost.jsonvalue import check_lossless
 from seamhost.run.deferred import decide
@@ -31,6 +31,9 @@ if TYPE_CHECKING:
 
 SOURCE = "console"  # the `source` of what the console records: the answerer kind
 CONFLICT, BAD_FORM = 409, 400
+# The error codes a person may give as failure evidence: every code but the unknown itself, as
+# `seamhost session reconcile --error` takes them, so a typo is never recorded as an outcome.
+FAILURE_CODES = tuple(c.value for c in ErrorCode if c is not ErrorCode.TOOL_OUTCOME_UNKNOWN)
 
 
 class Refused(Exception):
@@ -114,5 +117,7 @@ def _evidence(form: Mapping[str, str]) -> Evidence:
         return Evidence.result(source, value)
     if outcome == "failed":
         code = field(form, "code")
+        if code not in FAILURE_CODES:
+            raise Refused(f"{code!r} is not an error code that settles an outcome", BAD_FORM)
         return Evidence.failure(source, code, field(form, "message"))
     raise Refused(f"outcome {outcome!r} is neither succeeded nor failed", BAD_FORM)

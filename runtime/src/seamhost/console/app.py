@@ -196,7 +196,7 @@ class Console:
     async def unknowns(self, request: Request, csrf: str) -> Response:
         rows = await run_in_threadpool(lambda: list(views.unknown_rows(self.store)))
         return self.render(
-            "unknowns.html", "Unknown outcomes", rows=rows, csrf=csrf, codes=views.FAILURE_CODES
+            "unknowns.html", "Unknown outcomes", rows=rows, csrf=csrf, codes=answers.FAILURE_CODES
         )
 
     async def settle(self, request: Request, csrf: str) -> Response:

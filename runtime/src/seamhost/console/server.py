@@ -29,6 +29,14 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def is_wildcard(host: str) -> bool:
+    """Whether `host` is the any-address (``0.0.0.0``, ``::``), which no browser can name."""
+    try:
+        return ipaddress.ip_address(host).is_unspecified
+    except ValueError:
+        return host == ""
+
+
 def listen(host: str, port: int) -> socket.socket:
     """A listening TCP socket on `host`:`port` (0: any free port); `OSError` when it cannot be
     had (in use, an address not on this machine, a port below 1024 for a user)."""

@@ -18,7 +18,7 @@ from seamhost.cli.console import SafeConsole
 from seamhost.cli.display import format_time
 from seamhost.cli.next_steps import continue_command, model_of
 from seamhost.cli.timeline import Timeline
-from seamhost.errors import ErrorCode, SeamhostError
+from seamhost.errors import SeamhostError
 from seamhost.run.deferred import pending_approvals
 from seamhost.run.unknowns import stored_unknowns
 from seamhost.run.usage import format_cost, session_usage
@@ -30,8 +30,6 @@ if TYPE_CHECKING:
     from seamhost.session.record import Record
     from seamhost.session.store import SessionStore
 
-# The error codes a person may give as failure evidence: every code but the unknown itself.
-FAILURE_CODES = tuple(c.value for c in ErrorCode if c is not ErrorCode.TOOL_OUTCOME_UNKNOWN)
 TIMELINE_WIDTH = 160
 
 

@@ -61,6 +61,12 @@ def console(
     from seamhost.console.app import create_app
     from seamhost.console.guard import new_secret
 
+    if server.is_wildcard(host):
+        raise click.BadParameter(
+            f"{host} is every address; give the address or name browsers will use, since "
+            "posts are only accepted from that origin",
+            param_hint="--host",
+        )
     if (tls_cert is None) != (tls_key is None):
         raise click.UsageError("give --tls-cert and --tls-key together")
     if not server.is_loopback(host):
