@@ -168,7 +168,9 @@ def queue_view(store: SessionStore, profile: str) -> dict[str, Any]:
             seen["runs"] += 1
             if run.state == "running":
                 seen["running"].append(run.id)
-    return {"queue": queue.where, "runs": runs, "workers": sorted(workers.values(), key=_name)}
+    # The store by its plugin's name, not `queue.where`: that names the database by its DSN,
+    # which a profile takes from a secret (`{"$env" = ...}`) and may hold a password.
+    return {"queue": store.name, "runs": runs, "workers": sorted(workers.values(), key=_name)}
 
 
 def _when(value: Any) -> str:
