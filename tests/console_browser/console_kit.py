@@ -132,10 +132,10 @@ class Console:
         return self.origin + path
 
     def stop(self) -> int:
-        """Stop the console as Ctrl-C would (SIGINT), killing it if that does not do; its exit
-        status."""
+        """Stop the console as a service manager would (SIGTERM; SIGINT may be ignored, as in a
+        shell's background job), killing it if that does not do; its exit status."""
         if self.process.poll() is None:
-            self.process.send_signal(signal.SIGINT)
+            self.process.send_signal(signal.SIGTERM)
             try:
                 self.process.wait(timeout=15)
             except subprocess.TimeoutExpired:
