@@ -19,6 +19,7 @@ import pytest
 from playwright.sync_api import Frame, Page, expect
 
 from seamhost.cli.exitcodes import ExitCode
+from seamhost.run.deferred import pending_approvals
 from seamhost.testing.sites import PluginSite
 from tests.conftest import plugin_source
 from tests.console_browser.console_kit import Console, child_environ, login, screenshot
@@ -185,8 +186,8 @@ def test_the_sessions_list_follows_a_run_without_reloading(
                 running.wait()
         expect(state).to_have_text("awaits-approval", timeout=WAIT_MS)
 
-        [waiting] = rig.pending()
-        approved = rig.answer("approve", "live-1", waiting["approval_id"])
+        [waiting] = pending_approvals(rig.store())
+        approved = rig.answer("approve", "live-1", waiting.approval_id)
         assert approved.returncode == 0, approved.stderr
         resumed = rig.cli("run", "--profile", str(rig.profile), "--resume", "live-1", str(gated))
         assert resumed.returncode == ExitCode.OK, resumed.stdout + resumed.stderr
