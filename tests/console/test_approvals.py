@@ -152,3 +152,21 @@ def test_an_expired_question_is_refused(
         assert posted.status_code == 409
         assert "expired; it can no longer be answered" in posted.text
         assert rig.log_bytes("s1") == before
+
+
+def test_an_answer_while_a_live_writer_holds_the_session_is_refused(
+    rig: Rig, web: TestClient
+) -> None:
+    from seamhost_persistence_jsonl.store import JsonlStore
+
+    approval = rig.park("s1")
+    before = rig.log_bytes("s1")
+    writer = JsonlStore(rig.home / "sessions").open("s1")  # as a run resuming it would
+    try:
+        status, text = answer(web, "s1", approval, "approve")
+    finally:
+        writer.close()
+    assert status == 409, text
+    assert "nothing was written" in text
+    assert rig.log_bytes("s1") == before
+    assert rig.pending()[0]["decision"] is None

@@ -12,7 +12,6 @@ import html
 import re
 from typing import Any
 
-import pytest
 from starlette.testclient import TestClient
 
 from tests.console.console_kit import ORIGIN, Rig, csrf_of, digest_of, of_type
@@ -136,18 +135,16 @@ REFUSED = {
 }
 
 
-@pytest.mark.parametrize("case", REFUSED, ids=list(REFUSED))
-def test_evidence_that_cannot_settle_the_call_is_refused(
-    rig: Rig, web: TestClient, case: str
-) -> None:
+def test_evidence_that_cannot_settle_the_call_is_refused(rig: Rig, web: TestClient) -> None:
+    # Each case writes nothing, so one unknown outcome serves them all, in turn.
     rig.leave_unknown("u1")
-    change, status, reason = REFUSED[case]
     before = rig.log_bytes("u1")
-    refused = post(web, {**form(web, "succeeded"), **change})
-    assert refused.status_code == status, refused.text
-    assert reason in html.unescape(refused.text)
-    assert "nothing was written" in refused.text
-    assert rig.log_bytes("u1") == before
+    for case, (change, status, reason) in REFUSED.items():
+        refused = post(web, {**form(web, "succeeded"), **change})
+        assert refused.status_code == status, (case, refused.text)
+        assert reason in html.unescape(refused.text), case
+        assert "nothing was written" in refused.text, case
+        assert rig.log_bytes("u1") == before, case
     assert len(unknowns(rig)) == 1
 
 
