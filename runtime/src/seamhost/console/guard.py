@@ -9,7 +9,9 @@ process list later opens nothing. Every other page needs the cookie (401 without
 the form's hidden ``csrf`` field. Secrets are compared in constant time.
 
 Every answer carries the security headers: a Content Security Policy allowing only the console's
-own scripts, styles, forms and connections, no framing, no MIME sniffing, no referrer, and
+own scripts, styles, forms and connections, no framing, no MIME sniffing, no referrer beyond the
+console itself (``same-origin``: with ``no-referrer`` a browser posts ``Origin: null`` even from the
+console's own forms, and the Origin check would refuse every answer), and
 ``Cache-Control: no-store`` (a page shows arguments and outputs that should not linger in a
 cache).
 """
@@ -34,7 +36,7 @@ SECURITY_HEADERS = (
     ),
     (b"x-frame-options", b"DENY"),
     (b"x-content-type-options", b"nosniff"),
-    (b"referrer-policy", b"no-referrer"),
+    (b"referrer-policy", b"same-origin"),
     (b"cache-control", b"no-store"),
 )
 
