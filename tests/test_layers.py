@@ -6,10 +6,10 @@ untangle, and the next runtime import along it breaks start-up.
 
 The runtime (``runtime/src/seamhost``) is layered, lowest first (docs/design.md §2): the
 foundation modules, then ``sandbox``, ``session``, ``store``, ``tool``, ``approval`` and ``llm``,
-then ``kernel``, ``run``, ``gateway``, ``a2a``, the embedding API ``embed``, ``matrix``, the plugin
-authors' kit ``testing`` and on top ``cli`` beside ``console``; the root package (the curated, lazily
-exported API) sits above everything. A module may import its own package and any lower layer, never
-a higher one. The runtime imports no plugin.
+then ``kernel``, ``run``, ``gateway``, ``a2a``, the embedding API ``embed``, ``matrix``, the
+plugin authors' kit ``testing`` and on top ``cli`` beside ``console``; the root package (the
+curated, lazily exported API) sits above everything. A module may import its own package and any
+lower layer, never a higher one. The runtime imports no plugin.
 
 Each plugin distribution (``plugins/*/src/<package>``) sits above the runtime: within its package
 there is no cycle either, and outside it a plugin imports only the runtime's public surface (the

@@ -86,7 +86,7 @@ def test_acceptance_the_same_matrix_without_the_broken_scenario_passes(tmp_path:
     assert cells["strict::write"]["calls"][0]["decision"] == "deny"
     assert cells["strict::write"]["calls"][0]["ran"] is False
     assert cells["team::write"]["calls"][0] == {
-        "call_id": "report", "tool": "write_file", "decision": "allow",
+        "call_id": "report", "tool": "write_file", "turn": 1, "decision": "allow",
         "approval": None, "code": "ok", "ran": True,
     }  # fmt: skip
     assert cells["strict::escape"]["denied"] == 2

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from seamhost.embed.approving import ApproveCallback
     from seamhost.embed.reports import RunReport
     from seamhost.kernel.bundle import Bundle
+    from seamhost.kernel.profile.resolve import Profile
     from seamhost.run.deferred import PendingApproval
 
 
@@ -255,7 +256,7 @@ class AsyncHost:
 
 
 def _runner(
-    profile: str | Path | None,
+    profile: str | Path | Profile | None,
     *,
     profile_text: str | None,
     workspace: Path | None,
@@ -272,7 +273,7 @@ def _runner(
 
 
 def open_host(
-    profile: str | Path | None = "default",
+    profile: str | Path | Profile | None = "default",
     *,
     profile_text: str | None = None,
     workspace: Path | None = None,
@@ -280,7 +281,8 @@ def open_host(
     approve: ApproveCallback | None = None,
     keep_workspace: bool = False,
 ) -> Host:
-    """Open a host on `profile` (a shipped name, a path, or ``None`` for ``default``).
+    """Open a host on `profile` (a shipped name, a path, ``None`` for ``default``, or a
+    :class:`~seamhost.Profile` already resolved).
 
     `profile_text` is the profile's TOML itself (then `profile` is ignored; its relative paths
     are taken from the current directory). `workspace` is where every session's tools work
@@ -302,7 +304,7 @@ def open_host(
 
 
 async def open_host_async(
-    profile: str | Path | None = "default",
+    profile: str | Path | Profile | None = "default",
     *,
     profile_text: str | None = None,
     workspace: Path | None = None,

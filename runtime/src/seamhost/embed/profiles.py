@@ -31,6 +31,7 @@ from seamhost.errors import PluginNotInstalled
 from seamhost.jsonvalue import freeze, thaw
 from seamhost.kernel.profile.files import TEXT_LABEL
 from seamhost.kernel.profile.resolve import PluginEntry, resolve_profile
+from seamhost.kernel.profile.resolve import Profile as ResolvedProfile
 
 if TYPE_CHECKING:
     from seamhost.kernel.profile.resolve import Profile
@@ -45,10 +46,13 @@ _kept: collections.OrderedDict[_Key, tuple[_Stamp, Profile]] = collections.Order
 _lock = threading.Lock()  # hosts may be opened from several threads
 
 
-def host_profile(ref: str | Path | None, text: str | None, store: Path | None) -> Profile:
-    """The profile `ref` (a name or path; ``None``: ``default``) or `text` names, rooted at
-    `store` when given (see the module)."""
-    profile = cached_profile(str(ref) if ref is not None else "default", text)
+def host_profile(ref: str | Path | Profile | None, text: str | None, store: Path | None) -> Profile:
+    """The profile `ref` (a name or path; ``None``: ``default``; or a profile already resolved,
+    as the matrix holds) or `text` names, rooted at `store` when given (see the module)."""
+    if isinstance(ref, ResolvedProfile) and text is None:
+        profile = ref
+    else:
+        profile = cached_profile(str(ref) if ref is not None else "default", text)
     return with_store(profile, store) if store is not None else profile
 
 

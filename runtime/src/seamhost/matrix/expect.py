@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 from seamhost.llm.replay import CallExpectation, CellExpectations, ExpectingScript
 
 if TYPE_CHECKING:
+    from seamhost.embed.reports import CallReport
     from seamhost.llm.replay import Script
-    from seamhost.matrix.reports import CallReport
 
 OK = "ok"
 NOT_RUN = "not run"
