@@ -6,7 +6,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import attrs
 
@@ -28,7 +28,7 @@ class Row:
 
 
 def interleaved(
-    commands: dict[str, Sequence[str]],
+    commands: Mapping[str, Sequence[str]],
     runs: int,
     before: Callable[[], object] | None = None,
 ) -> dict[str, float]:

@@ -42,7 +42,7 @@ def main() -> int:
     python = sys.executable
     # The `seamhost` console script installed beside this interpreter: what users run.
     script = str(Path(sys.executable).with_name("seamhost"))
-    commands = {
+    commands: dict[str, list[str]] = {
         "bare": [python, "-c", "pass"],
         "import": [python, "-c", "import seamhost"],
         "help": [script, "--help"],
