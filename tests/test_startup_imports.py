@@ -291,3 +291,96 @@ def test_building_a_shipped_profile_defers_what_only_a_session_needs(
     assert packages - optional == BUILD_TIME_PACKAGES | FOUNDATION, sorted(packages)
     early = sorted(loaded & {*RUN_TIME_ONLY_EVERYWHERE, *DEFERRED_MODULES})
     assert not early, f"building the {profile} profile imported {early}"
+
+
+# -- whole commands (issue 36 point 6)
+# --------------------------------------------------------------------------------------
+
+# Runs the `seamhost` command as its console script does, then prints the modules it loaded.
+COMMAND_PROBE = """
+import atexit, json, sys
+atexit.register(lambda: sys.__stderr__.write("\\nMODULES " + json.dumps(sorted(sys.modules))))
+sys.argv = ["seamhost", *sys.argv[1:]]
+from seamhost.cli import main
+sys.exit(main())
+"""
+
+ROOT = Path(__file__).parent.parent
+
+# `seamhost --help` lists the commands from the summaries the lazy group holds: click and the
+# CLI's core, nothing else (not orjson, not attrs, no command module).
+HELP_MODULES = {
+    "seamhost",
+    "seamhost.cli",
+    "seamhost.cli.exitcodes",
+    "seamhost.cli.failures",
+    "seamhost.cli.lazy_group",
+    "seamhost.cli.output",
+    "seamhost.cli.terminal",
+    "seamhost.errors",
+    "seamhost.lazy",
+    "seamhost.version",
+}
+
+# A quickstart run (file tools, a scripted model, the jsonl store) needs none of these: other
+# plugins' SDKs, the gateway, the schema compiler once its cache is warm, the shell analysis
+# (no call is a shell call), distribution metadata, rich's heavier renderables.
+NOT_ON_A_QUICKSTART_RUN = (
+    "mcp",
+    "psycopg",
+    "psycopg_pool",
+    "opentelemetry",
+    "anthropic",
+    "openai",
+    "httpx",
+    "pydantic",
+    "fastjsonschema",
+    "importlib.metadata",
+    "email",
+    "rich.progress",
+    "rich.live",
+    "rich.table",
+    "rich.syntax",
+    "seamhost.gateway",
+    "seamhost_tool_policy.unwrap",
+    "seamhost_tool_policy.analyser",
+    "seamhost_tool_policy.splitter",
+    "seamhost_tool_policy.structure",
+    "seamhost_tool_policy.programs",
+    "seamhost_tool_policy.examples",
+)
+
+
+def _command_modules(args: list[str], tmp_path: Path) -> set[str]:
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("SEAMHOST_")}
+    environ["SEAMHOST_HOME"] = str(tmp_path / "home")
+    result = subprocess.run(
+        [sys.executable, "-c", COMMAND_PROBE, *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=environ,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    _, _, listed = result.stderr.rpartition("MODULES ")
+    return set(json.loads(listed))
+
+
+def test_help_imports_click_and_the_cli_core_alone(tmp_path: Path) -> None:
+    loaded = _command_modules(["--help"], tmp_path)
+    packages = {m.partition(".")[0] for m in loaded} - set(sys.stdlib_module_names)
+    assert packages - {"__main__"} == {"click", "seamhost"}, sorted(packages)
+    assert {m for m in loaded if m.startswith("seamhost")} == HELP_MODULES
+
+
+def test_a_quickstart_run_loads_only_what_it_needs(tmp_path: Path) -> None:
+    scenario = str(ROOT / "examples" / "quickstart.toml")
+    _command_modules(["run", scenario], tmp_path)  # fills the caches, as any first run does
+    loaded = _command_modules(["run", scenario], tmp_path)
+    # proof that it ran: the file tools and the policy judged calls
+    assert {"seamhost_tools.reading", "seamhost_tool_policy.evaluation"} <= loaded
+    below = tuple(f"{name}." for name in NOT_ON_A_QUICKSTART_RUN)
+    early = sorted(m for m in loaded if m in NOT_ON_A_QUICKSTART_RUN or m.startswith(below))
+    assert not early, f"a quickstart run imported {early}"

@@ -6,7 +6,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import attrs
 
@@ -27,11 +27,20 @@ class Row:
         return self.value / self.baseline if self.baseline else float("inf")
 
 
-def interleaved(commands: dict[str, Sequence[str]], runs: int) -> dict[str, float]:
-    """Median wall time (ms) of each command, run round-robin so noise hits all alike."""
+def interleaved(
+    commands: Mapping[str, Sequence[str]],
+    runs: int,
+    before: Callable[[], object] | None = None,
+) -> dict[str, float]:
+    """Median wall time (ms) of each command, run round-robin so noise hits all alike.
+
+    `before`, if given, is called untimed before every run (to reset what a run leaves behind).
+    """
     times: dict[str, list[float]] = {name: [] for name in commands}
     for _ in range(runs):
         for name, argv in commands.items():
+            if before is not None:
+                before()
             start = time.perf_counter()
             subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             times[name].append((time.perf_counter() - start) * 1000)

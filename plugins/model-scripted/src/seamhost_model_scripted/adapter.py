@@ -22,6 +22,7 @@ import attrs
 
 from seamhost import ModelDone, TextDelta, ToolCallProposal
 from seamhost.errors import SeamhostError
+from seamhost.version import installed_version
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -94,11 +95,9 @@ class ScriptedAdapter:
     @property
     def identity(self) -> dict[str, Any]:
         """What the bundle snapshot records: the plugin, its version and the scenario replayed."""
-        from importlib.metadata import version
-
         return {
             "plugin": self.name,
-            "version": version("seamhost-model-scripted"),
+            "version": installed_version("seamhost-model-scripted"),
             "base_url": None,  # nothing is sent anywhere
             "model": self.scenario.name,
             "scenario": self.scenario.source or None,

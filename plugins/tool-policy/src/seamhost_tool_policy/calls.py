@@ -38,14 +38,14 @@ import attrs
 
 from seamhost import jsonvalue
 from seamhost.globs import Match
-from seamhost_tool_policy.environment import ShellEnvironment
 from seamhost_tool_policy.marks import UNKNOWN
-from seamhost_tool_policy.structure import Command
-from seamhost_tool_policy.unwrap import Analysis, analyse_argv, analyse_script
 
 if TYPE_CHECKING:
     from seamhost import ToolInvocation
     from seamhost.globs import Glob
+    from seamhost_tool_policy.environment import ShellEnvironment
+    from seamhost_tool_policy.structure import Command
+    from seamhost_tool_policy.unwrap import Analysis
 
 STREAMS = re.compile(r"/dev/(?:null|stdin|stdout|stderr|tty|fd/[0-9]+)")
 """Redirection targets that are no file effect: the null device, the standard streams, the
@@ -130,7 +130,11 @@ class CallView:
         """The commands of a shell call (at least one: an empty line is ``""``), else None."""
         if self.shell is None:
             return None
-        return self.shell.commands or (Command(""),)
+        if self.shell.commands:
+            return self.shell.commands
+        from seamhost_tool_policy.structure import Command  # a shell call: see _shell
+
+        return (Command(""),)
 
     @property
     def subject_count(self) -> int:
@@ -156,6 +160,12 @@ def _shell(
 ) -> Analysis | None:
     """The analysis of a shell call started with `environ`, its commands placed in the call's
     directory (or None)."""
+    if not any(_script(arguments, key) is not None for key in _SHELL_KEYS):
+        return None
+    # The shell analysis (its lexer, splitter and unwrapper, a tenth of a quickstart run's
+    # start-up) is imported by the first shell call: a session of file tools never loads it.
+    from seamhost_tool_policy.environment import ShellEnvironment
+
     cwd = arguments.get("cwd")
     directory = _absolute(workspace, cwd if isinstance(cwd, str) else ".")
     found = _analysis(arguments, ShellEnvironment.of(directory, environ))
@@ -165,13 +175,28 @@ def _shell(
     return attrs.evolve(found, commands=placed)
 
 
+_SHELL_KEYS = ("command", "argv")
+
+
+def _script(arguments: Mapping[str, Any], key: str) -> str | list[str] | tuple[str, ...] | None:
+    """The shell script (``command`` only) or argv (either key) of argument `key`, or None."""
+    value = arguments.get(key)
+    if isinstance(value, str) and key == "command":
+        return value
+    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+        return value
+    return None
+
+
 def _analysis(arguments: Mapping[str, Any], environment: ShellEnvironment) -> Analysis | None:
+    from seamhost_tool_policy.unwrap import Analysis, analyse_argv, analyse_script
+
     analyses = []
-    for key in ("command", "argv"):
-        value = arguments.get(key)
-        if isinstance(value, str) and key == "command":
+    for key in _SHELL_KEYS:
+        value = _script(arguments, key)
+        if isinstance(value, str):
             analyses.append(analyse_script(value, environment))
-        elif isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+        elif value is not None:
             analyses.append(analyse_argv(value, environment))
     if not analyses:
         return None

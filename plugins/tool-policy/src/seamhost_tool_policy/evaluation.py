@@ -18,6 +18,7 @@ command nested too deeply to be read whole fails every floor that looks at comma
 from __future__ import annotations
 
 import itertools
+from typing import TYPE_CHECKING
 
 import attrs
 
@@ -25,8 +26,9 @@ from seamhost import Decision, Verdict
 from seamhost.globs import Match
 from seamhost_tool_policy.calls import CallView, Place, Subject
 from seamhost_tool_policy.policy import Policy, Rule
-from seamhost_tool_policy.structure import Command
-from seamhost_tool_policy.structured import meets_structure
+
+if TYPE_CHECKING:
+    from seamhost_tool_policy.structure import Command
 
 MAX_SUBJECTS = 4096
 """More combinations than this are not judged one by one: the call is at least ask."""
@@ -57,7 +59,13 @@ def meets_command(rule: Rule, command: Command | None) -> Match:
     if command is None:
         return Match.NO
     found = Match.MUST if rule.command is None else rule.command.match(command.text)
-    return min(found, meets_structure(rule, command)) if found else found
+    if not found:
+        return found
+    # Only a shell call has commands, and it loaded the analysis (calls._shell); the programs
+    # table the structured matchers read is loaded with them, not by a session of file tools.
+    from seamhost_tool_policy.structured import meets_structure
+
+    return min(found, meets_structure(rule, command))
 
 
 def _meets_place(rule: Rule, place: Place | None) -> Match:

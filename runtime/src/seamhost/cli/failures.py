@@ -25,7 +25,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NoReturn
 
 import click
-import orjson
 
 from seamhost.cli.exitcodes import ExitCode
 from seamhost.cli.terminal import terminal_safe
@@ -123,6 +122,8 @@ def report(
         summary["session"] = session
     summary["error"] = error
     # Redacting the JSON text keeps it JSON: what replaces a secret holds no quote or backslash.
+    import orjson  # only a failure asked for as JSON: not at every command's start-up
+
     sys.stdout.write(redact(orjson.dumps(summary, default=str).decode()) + "\n")
     sys.stdout.flush()
 

@@ -9,14 +9,15 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
 if TYPE_CHECKING:
     from rich.console import Console
 
 
 def emit_json(value: Any) -> None:
     """Print `value` as indented JSON on stdout."""
+    # Imported here, not at the top: `seamhost --help` loads this module and prints no JSON.
+    import orjson
+
     sys.stdout.write(orjson.dumps(value, option=orjson.OPT_INDENT_2).decode() + "\n")
 
 

@@ -28,21 +28,65 @@ from seamhost.session.quickcheck import Quick, compile_quick
 
 
 def make_converter(classes: Iterable[type[Event]] = CORE_EVENTS) -> cattrs.Converter:
-    """A converter that maps `classes` to and from their record data."""
+    """A converter that maps `classes` to and from their record data.
+
+    Each class's pair of functions is generated the first time the converter is asked for it
+    (a hook factory), not here: generating them all costs tens of milliseconds at every
+    command's start-up, while a session appends a handful of types, most through its fused
+    encoder (:mod:`seamhost.session.encode`), and structures none unless it reads a log.
+    """
     converter = cattrs.Converter()
-    for cls in classes:
-        _register(converter, cls)
+    claims = _Claims(tuple(classes))
+    converter.register_unstructure_hook_factory(
+        claims, functools.partial(_unstructure_fn, converter=converter)
+    )
+    converter.register_structure_hook_factory(
+        claims, functools.partial(_structure_fn, converter=converter)
+    )
     return converter
 
 
-def _register(converter: cattrs.Converter, cls: type) -> None:
+class _Claims:
+    """Whether a type is one of the converter's classes, or an attrs class one of them nests.
+
+    The nested classes are found (their types resolved) only when a type that is not one of the
+    classes is asked about, so that asking for the classes themselves resolves nothing more.
+    """
+
+    def __init__(self, classes: tuple[type, ...]) -> None:
+        self.classes = frozenset(classes)
+        self._roots = classes
+        self._nested: frozenset[type] | None = None
+
+    def __call__(self, tp: Any) -> bool:
+        if not isinstance(tp, type):
+            return False
+        if tp in self.classes:
+            return True
+        if not attrs.has(tp):
+            return False
+        if self._nested is None:
+            found: set[type] = set()
+            for cls in self._roots:
+                _collect_nested(cls, found)
+            self._nested = frozenset(found)
+        return tp in self._nested
+
+
+def _collect_nested(cls: type, found: set[type]) -> None:
     attrs.resolve_types(cls)
-    # Nested classes first: the outer functions capture the inner hooks when they are made.
     for field in attrs.fields(cls):
         for inner in _nested_classes(field.type):
-            _register(converter, inner)
+            if inner not in found:
+                found.add(inner)
+                _collect_nested(inner, found)
+
+
+def _unstructure_fn(cls: type, converter: cattrs.Converter) -> Callable[[Any], dict[str, Any]]:
+    attrs.resolve_types(cls)
     # Free-form JSON and optional scalars are taken as they are: with cattrs' identity hook the
-    # generated function reads the attribute inline instead of calling a hook per field.
+    # generated function reads the attribute inline instead of calling a hook per field. A
+    # nested class's hook is asked of the converter, so made (once) before the outer function.
     overrides = {
         field.name: override(
             omit_if_default=field.default is None,
@@ -52,8 +96,12 @@ def _register(converter: cattrs.Converter, cls: type) -> None:
     }
     # cattrs types **overrides loosely against its private keyword flags, hence the cast.
     make_unstructure = cast("Any", make_dict_unstructure_fn)
-    converter.register_unstructure_hook(cls, make_unstructure(cls, converter, **overrides))
-    converter.register_structure_hook(cls, make_dict_structure_fn(cls, converter))
+    return cast("Callable[[Any], dict[str, Any]]", make_unstructure(cls, converter, **overrides))
+
+
+def _structure_fn(cls: type, converter: cattrs.Converter) -> Callable[[Any, Any], Any]:
+    attrs.resolve_types(cls)
+    return make_dict_structure_fn(cls, converter)
 
 
 def _opaque(tp: Any) -> bool:
@@ -129,12 +177,19 @@ class EventType:
     schema: Mapping[str, Any]
 
 
+_CORE = frozenset(CORE_EVENTS)
+
+
 class EventCatalog:
     """The event types a session accepts; validates data and converts typed events."""
 
     def __init__(self, classes: Iterable[type[Event]] = CORE_EVENTS) -> None:
         classes = tuple(classes)
         self.converter = make_converter(classes)
+        self._classes: dict[str, type[Event]] = {}
+        # Each type's schema is derived when first asked for (resolving a class's annotations
+        # costs every command's start-up); a plugin's own types are derived here, so that one
+        # the schema cannot express fails the bundle that adds it, not a later append.
         self._types: dict[str, EventType] = {}
         self._validators: dict[str, Validator] = {}
         # The accept-only pre-check of each type's schema (compiled on first use): what passes
@@ -143,21 +198,27 @@ class EventCatalog:
         self._unstructurers: dict[type, Callable[[Event], dict[str, Any]]] = {}
         self._encoders: dict[type, Encoder | None] = {}
         for cls in classes:
-            if not cls.TYPE or cls.TYPE in self._types:
+            if not cls.TYPE or cls.TYPE in self._classes:
                 raise ValueError(f"event class {cls.__qualname__} has a missing or duplicate TYPE")
-            self._types[cls.TYPE] = EventType(cls.TYPE, cls, schema_of(cls))
+            self._classes[cls.TYPE] = cls
+            if cls not in _CORE:
+                self.get(cls.TYPE)
 
     def __contains__(self, type_: object) -> bool:
-        return type_ in self._types
+        return type_ in self._classes
 
     def names(self) -> list[str]:
-        return sorted(self._types)
+        return sorted(self._classes)
 
     def get(self, type_: str) -> EventType:
-        try:
-            return self._types[type_]
-        except KeyError:
-            raise UnknownEventType(type_) from None
+        known = self._types.get(type_)
+        if known is None:
+            try:
+                cls = self._classes[type_]
+            except KeyError:
+                raise UnknownEventType(type_) from None
+            known = self._types[type_] = EventType(type_, cls, schema_of(cls))
+        return known
 
     def validate(self, type_: str, data: Mapping[str, Any]) -> None:
         """Raise `EventRejected` unless `data` fits the schema of `type_`."""
@@ -197,7 +258,7 @@ class EventCatalog:
         unstructure it as the encoder does: cattrs' default keeps unset optional fields). Made
         on first use."""
         if cls not in self._encoders:
-            known = cls.TYPE in self._types and self._types[cls.TYPE].cls is cls
+            known = self._classes.get(cls.TYPE) is cls
             self._encoders[cls] = compile_encoder(cls, self.converter) if known else None
         return self._encoders[cls]
 
