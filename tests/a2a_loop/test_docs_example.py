@@ -1,0 +1,82 @@
+"""docs/a2a.md's loopback example, both halves as the page gives them.
+
+The page's serving profile and scenario run under a real ``seamhost a2a serve`` (its token from
+``NOTES_TOKEN``); the page's delegating profile (its ``url`` pointed at that server's port) and
+scenario run with ``seamhost run``, sharing one store as on one machine. Then the page's way of
+finding the Agent Card digest is followed, the digest pinned, and the delegation run again.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from tests.a2a_serve.kit import Rig, of_type, well_formed
+from tests.conftest import run_cli
+
+PAGE = Path(__file__).resolve().parents[2] / "docs" / "a2a.md"
+FILE_BLOCK = re.compile(r"^```[a-z]*\n# file: (?P<name>\S+)\n(?P<body>.*?)^```$", re.M | re.S)
+TOKEN = {"NOTES_TOKEN": "docs-loop-token"}
+
+
+def test_the_pages_seamhost_delegates_to_the_pages_seamhost(tmp_path: Path) -> None:
+    page = PAGE.read_text(encoding="utf-8")
+    files = {m["name"]: m["body"] for m in FILE_BLOCK.finditer(page)}
+    assert 'url = "http://127.0.0.1:8766"' in files["delegating.toml"]
+    assert "seamhost run delegate.toml --profile delegating.toml" in page
+    rig = Rig(tmp_path, files["notes.toml"])
+    rig.profile.write_text(files["serving.toml"])
+    rig.env.update(TOKEN)
+    (tmp_path / "delegate.toml").write_text(files["delegate.toml"])
+    caller = tmp_path / "delegating.toml"
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return run_cli(*args, env=rig.env, timeout=180)
+
+    def show(session: str) -> list[dict[str, Any]]:
+        shown = cli("session", "show", session, "--json")
+        assert shown.returncode == 0, shown.stderr
+        return [json.loads(line) for line in shown.stdout.splitlines()]
+
+    def delegate() -> dict[str, Any]:
+        ran = cli("run", str(tmp_path / "delegate.toml"), "--profile", str(caller), "--json")
+        assert ran.returncode == 0, ran.stdout + ran.stderr
+        session = json.loads(ran.stdout.splitlines()[-1])["session"]
+        records = show(session)
+        well_formed(records)
+        assert [r["type"] for r in records].count("tool/dispatch") == 1
+        (result,) = of_type(records, "tool/result")
+        assert result["is_error"] is False, result["content"]
+        assert isinstance(result["value"], dict)
+        return result
+
+    with rig.serve("--token-env", "NOTES_TOKEN", env=TOKEN) as server:
+        caller.write_text(files["delegating.toml"].replace("http://127.0.0.1:8766", server.url))
+        first = delegate()
+        value = first["value"]
+        assert value["state"] == "completed"
+        task = value["task_id"]
+        served = show(task)
+        assert of_type(served, "a2a/task")[0]["task_id"] == task
+        assert [c["name"] for c in of_type(served, "tool/call")] == ["write_file", "read_file"]
+
+        # The page's two ways to find the digest to pin agree, and a pinned card is accepted.
+        text = cli("profile", "show", str(caller))
+        assert text.returncode == 0, text.stderr
+        said = "a2a__notes  tools-a2a, write, serial: Delegate a task to the remote A2A agent"
+        assert f"{said} 'notes-agent'" in text.stdout
+        shown = cli("profile", "show", str(caller), "--json")
+        (tool,) = [t for t in json.loads(shown.stdout)["tools"] if t["name"] == "a2a__notes"]
+        digest = tool["origin"]["descriptor_digest"]
+        assert f"from A2A agent 'notes' at {server.url} (Agent Card {digest}, not pinned)" in (
+            text.stdout
+        )
+        assert first["meta"]["a2a_card_digest"] == digest
+        caller.write_text(caller.read_text() + f'pin = "{digest}"\n')
+        again = delegate()
+        assert again["value"]["state"] == "completed"
+        assert again["value"]["task_id"] != task
+    assert len(rig.session_ids()) == 4  # two callers' sessions, two tasks' sessions, one store
