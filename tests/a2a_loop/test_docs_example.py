@@ -1,20 +1,26 @@
-"""docs/a2a.md's loopback example, both halves as the page gives them.
+"""docs/a2a.md's loopback example, both halves as the page gives them, on one server.
 
 The page's serving profile and scenario run under a real ``seamhost a2a serve`` (its token from
-``NOTES_TOKEN``); the page's delegating profile (its ``url`` pointed at that server's port) and
-scenario run with ``seamhost run``, sharing one store as on one machine. Then the page's way of
-finding the Agent Card digest is followed, the digest pinned, and the delegation run again.
+``NOTES_TOKEN``). The page's client (the a2a-sdk's own) is run as a program and must print the
+page's ``text`` block, the task id aside. The page's delegating profile (its ``url`` pointed at
+that server's port) and scenario run with ``seamhost run``, sharing one store as on one machine.
+Then the page's way of finding the Agent Card digest is followed, the digest pinned, and the
+delegation run again. (tests/a2a_serve/test_docs_example.py checks the serving half alone, on a
+server of its own; it is ``slow``, since this test covers it.)
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 from tests.a2a_serve.kit import Rig, of_type, well_formed
+from tests.a2a_serve.test_docs_example import PRINTED, SESSION_ID
 from tests.conftest import run_cli
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "a2a.md"
@@ -53,7 +59,23 @@ def test_the_pages_seamhost_delegates_to_the_pages_seamhost(tmp_path: Path) -> N
         assert isinstance(result["value"], dict)
         return result
 
+    (tmp_path / "client.py").write_text(files["client.py"])
     with rig.serve("--token-env", "NOTES_TOKEN", env=TOKEN) as server:
+        # The serving half: the page's client gets what the page says.
+        client = subprocess.run(
+            [sys.executable, str(tmp_path / "client.py"), server.url],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**os.environ, **TOKEN},
+            check=False,
+        )
+        assert client.returncode == 0, client.stderr
+        expected = PRINTED.search(page)
+        assert expected is not None
+        assert SESSION_ID.sub("TASK", client.stdout) == SESSION_ID.sub("TASK", expected["out"])
+
+        # The delegating half.
         caller.write_text(files["delegating.toml"].replace("http://127.0.0.1:8766", server.url))
         first = delegate()
         value = first["value"]
@@ -79,4 +101,5 @@ def test_the_pages_seamhost_delegates_to_the_pages_seamhost(tmp_path: Path) -> N
         again = delegate()
         assert again["value"]["state"] == "completed"
         assert again["value"]["task_id"] != task
-    assert len(rig.session_ids()) == 4  # two callers' sessions, two tasks' sessions, one store
+    # The client's task, two callers' sessions and their two tasks' sessions, in one store.
+    assert len(rig.session_ids()) == 5
