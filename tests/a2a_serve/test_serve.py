@@ -311,6 +311,7 @@ def test_a_task_past_the_session_cap_is_rejected_unrecorded(
     assert rig.session_ids() == [first]  # the rejected task wrote nothing
 
 
+@pytest.mark.slow  # a corner of cancellation; the cancel path itself runs in the default suite
 def test_cancelling_a_parked_task_leaves_its_question_open(tmp_path: Path) -> None:
     rig = Rig(tmp_path, ASKS)
     with rig.serve() as server:

@@ -76,3 +76,35 @@ def test_a_groups_help_imports_none_of_its_commands(args: list[str], allowed: se
         timeout=60,
     )
     assert set(json.loads(result.stdout)) <= allowed
+
+
+SDK_PROBE = """
+import json, sys
+from click.testing import CliRunner
+from seamhost.cli import main
+result = CliRunner().invoke(main, sys.argv[1:])
+sdk = [m for m in sys.modules if m == "a2a" or m.startswith(("a2a.", "seamhost.a2a"))]
+print(json.dumps({"code": result.exit_code, "output": result.output, "sdk": sorted(sdk)}))
+"""
+
+
+@pytest.mark.parametrize(
+    ("args", "code"),
+    [
+        (["a2a", "serve", "--help"], 0),
+        (["a2a", "serve", "--max-sessions", "0"], 2),
+        (["a2a", "serve", "--token-env", "SEAMHOST_TEST_UNSET_TOKEN_VAR"], 2),
+    ],
+)
+def test_a2a_serve_imports_the_a2a_sdk_only_to_serve(args: list[str], code: int) -> None:
+    # Importing the SDK costs seconds of CPU: its help and a refused option must not pay it.
+    result = subprocess.run(
+        [sys.executable, "-c", SDK_PROBE, *args],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    report = json.loads(result.stdout)
+    assert report["code"] == code, report["output"]
+    assert report["sdk"] == []

@@ -163,6 +163,7 @@ def test_a_bad_agent_table_is_exit_2_naming_the_key(root: Path) -> None:
     assert "url" in done.stderr
 
 
+@pytest.mark.slow  # the changed card on resume; a changed card per call runs by default
 def test_a_session_resumed_against_another_card_is_refused_until_re_pinned(
     root: Path, remote: RemoteAgent
 ) -> None:

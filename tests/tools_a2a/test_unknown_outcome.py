@@ -71,6 +71,7 @@ def _reopened(path: Path, session_id: str):  # type: ignore[no-untyped-def]
     return session
 
 
+@pytest.mark.slow  # the probe's second path; the reconcile by task id runs by default
 def test_a_task_id_that_never_arrived_is_found_by_the_calls_context(
     root: Path, remote: RemoteAgent
 ) -> None:

@@ -12,13 +12,11 @@ import os
 import signal
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import attrs
 import click
 
-from seamhost.a2a.server import CARD_PATH
-from seamhost.a2a.server import serve as serve_a2a
-from seamhost.a2a.tasks import Tasks
 from seamhost.approval.service import ApprovalService
 from seamhost.cli import started
 from seamhost.cli.exitcodes import ExitCode
@@ -28,6 +26,9 @@ from seamhost.gateway.limits import HttpLimits, speak_as
 from seamhost.gateway.logs import one_line_logging
 from seamhost.kernel.bundle import build_bundle
 from seamhost.kernel.profile.resolve import resolve_profile
+
+if TYPE_CHECKING:
+    from seamhost.a2a.tasks import Tasks
 
 DEFAULT_BIND = "127.0.0.1:8766"
 INVALID_REQUEST = -32600  # what the door and the limits answer with (JSON-RPC Invalid Request)
@@ -123,6 +124,10 @@ def serve(
         token = os.environ.get(token_env)
         if not token:
             raise click.UsageError(f"--token-env {token_env}: the variable is unset or empty")
+    # The options are good: the SDK's import (seconds of CPU) is worth paying now.
+    from seamhost.a2a.server import CARD_PATH
+    from seamhost.a2a.tasks import Tasks
+
     door = Door(host, port, token, frozenset(origins), frozenset({CARD_PATH}))
     door.check()
     root = (workspace or Path.cwd()).resolve()
@@ -147,6 +152,8 @@ def serve(
 
 async def _serve(tasks: Tasks, door: Door, limits: HttpLimits) -> None:
     """Serve until SIGTERM or SIGINT, then let the running turns settle and end."""
+    from seamhost.a2a.server import serve as serve_a2a
+
     speak_as("seamhost a2a serve", INVALID_REQUEST)
     one_line_logging()
     loop = asyncio.get_running_loop()

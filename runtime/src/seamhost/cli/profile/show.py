@@ -103,6 +103,12 @@ def tool_comments(tools: list[dict[str, Any]]) -> str:
 
 def mounted_from(origin: dict[str, Any]) -> str:
     """Where a mounted tool comes from, and which of its server's annotations policy believes."""
+    if origin.get("kind") == "a2a":
+        pinned = "pinned" if "pin" in origin else "not pinned"
+        return (
+            f"from A2A agent {origin.get('agent')!r} at {origin.get('url')} "
+            f"(Agent Card {origin.get('descriptor_digest')}, {pinned})"
+        )
     trusted = ", ".join(origin.get("trusted_annotations", ())) or "none (hints ignored)"
     overrides = ", ".join(origin.get("overrides", ()))
     line = (
