@@ -162,7 +162,8 @@ def test_a_parked_remote_task_is_input_required_for_the_caller(tmp_path: Path) -
     assert remote in content
     assert "input-required" in content
     assert "awaits approval" in content  # the server's question, passed on
-    assert "This delegation does not answer it." in content
+    assert "This delegation does not answer it" in content
+    assert "calling it again starts a new task" in content  # so the model does not ask twice
     assert of_type(records, "turn/end")[-1]["reason"] == "completed"
 
     # The server: the task's session is parked on the deferred approval; nothing was written.

@@ -175,7 +175,8 @@ def output(tool: MountedAgent, view: TaskView) -> ToolOutput:
     if view.state != "completed":
         content = (
             f"{name} needs more from its caller: task {view.task_id} is {view.state}: "
-            f"{content or 'no message'}. This delegation does not answer it."
+            f"{content or 'no message'}. This delegation does not answer it, and this tool "
+            "cannot continue that task: calling it again starts a new task."
         )
     return ToolOutput(content=content, value=view.value(), meta=meta)
 
