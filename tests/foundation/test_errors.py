@@ -27,7 +27,12 @@ from seamhost.errors import ConfigError, SeamhostError
 from seamhost.session.events import ToolError
 
 ROOT = Path(__file__).parent.parent.parent
-OUTSIDE_THE_TREE = {"seamhost_sandbox_local.launch.SetupError"}  # stdlib-only child process
+OUTSIDE_THE_TREE = {
+    "seamhost_sandbox_local.launch.SetupError",  # stdlib-only child process
+    # Ctrl-C carrying the matrix's finished cells: a KeyboardInterrupt, so `except Exception`
+    # (a crashed cell is a failed cell) never swallows it.
+    "seamhost.matrix.running.Interrupted",
+}
 
 
 def all_modules() -> list[str]:

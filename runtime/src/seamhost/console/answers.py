@@ -36,12 +36,14 @@ CONFLICT, BAD_FORM = 409, 400
 FAILURE_CODES = tuple(c.value for c in ErrorCode if c is not ErrorCode.TOOL_OUTCOME_UNKNOWN)
 
 
-class Refused(Exception):
+class Refused(SeamhostError, ValueError):
     """An answer the console did not record, with the reason shown to the person and a status."""
 
-    def __init__(self, reason: str, status: int = CONFLICT) -> None:
-        super().__init__(reason)
-        self.reason, self.status = reason, status
+    reason: str
+    status: int = CONFLICT
+
+    def __str__(self) -> str:
+        return self.reason
 
 
 def field(form: Mapping[str, str], name: str) -> str:
@@ -81,8 +83,9 @@ def answer_approval(
 def reconcile_call(bundle: Bundle, session_id: str, call_id: str, form: Mapping[str, str]) -> str:
     """Record the evidence the form gives for an unknown outcome; what was done, in words."""
     evidence = _evidence(form)
+    raw = field(form, "attempt")  # outside the try: a missing field is its own refusal
     try:
-        attempt = int(field(form, "attempt"))
+        attempt = int(raw)
     except ValueError:
         raise Refused("the form's attempt is not a number", BAD_FORM) from None
     digest = field(form, "digest")

@@ -27,8 +27,13 @@ from seamhost.matrix.plan import Cell, command_line, make_plan, read_defaults
 from seamhost.matrix.running import run_one
 
 
-class CellFailed(Exception):
+class CellFailed(SeamhostError, AssertionError):
     """A cell did not meet its expectations, or crashed."""
+
+    reason: str
+
+    def __str__(self) -> str:
+        return self.reason
 
 
 class MatrixPlugin:
