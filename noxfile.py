@@ -34,7 +34,8 @@ def install(session: nox.Session, *groups: str) -> None:
 def tests(session: nox.Session) -> None:
     """The fast test suite (everything but `slow` and `bench`), profile matrix included."""
     install(session, "test")
-    session.run("pytest", *session.posargs)
+    # The slowest tests are named in the log, so a suite creeping past its budget shows where.
+    session.run("pytest", "--durations=30", *session.posargs)
 
 
 # What a confined command prints depends on the backend, so these suites are run again on hosts
