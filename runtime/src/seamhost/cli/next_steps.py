@@ -18,7 +18,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from seamhost.session.repair import open_turn
 from seamhost.session.suspension import find_suspension
 
 if TYPE_CHECKING:
@@ -121,6 +120,8 @@ def parked_advice(store: SessionStore, session_id: str, profile: str | None = No
     parked = find_suspension(records)
     if parked is not None:
         return awaits_approval(session_id, parked.approval_id, then, profile=profile)
+    from seamhost.session.repair import open_turn  # only for a session read back, never a run
+
     if open_turn(records) is None:
         return None
     return awaits_reconciliation(session_id, None, then, profile=profile)

@@ -40,10 +40,10 @@ async def drive(
     `plan` is what :func:`~seamhost.run.sessions.continue_session` returned. The session is
     flushed at the end (a memory-only session has nothing to flush).
     """
-    from seamhost.run.probing import probe_unknowns
-
     outcomes: list[TurnOutcome] = []
     if resume and plan is None:  # design.md §10: what the tools can tell is known first
+        from seamhost.run.probing import probe_unknowns  # a fresh run has nothing to probe
+
         await probe_unknowns(
             agent.bundle, agent.session, agent.workspace, cancelled=agent.cancelled
         )
