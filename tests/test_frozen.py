@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import attrs
@@ -98,3 +99,26 @@ def test_it_refuses_what_it_cannot_make() -> None:
     for cls in (Checked, Hooked, Plain):
         with pytest.raises(TypeError, match="fast_init"):
             fast_init(cls)
+
+
+def test_the_init_is_compiled_by_the_first_instance() -> None:
+    @fast_init
+    @attrs.frozen
+    class Late:
+        a: int
+        b: str = "x"
+
+    waiting = Late.__dict__["__init__"]
+    assert "__init__" in waiting.__qualname__
+    assert list(inspect.signature(Late).parameters) == ["a", "b"]  # attrs' own, not *args
+
+    class Sub(Late):
+        __slots__ = ()
+
+    assert (Sub(1).a, Sub(1).b) == (1, "x")  # a subclass first: built, then attrs' own
+    compiled = Late.__dict__["__init__"]
+    assert compiled is not waiting
+    assert attrs.astuple(Late(2, b="y")) == (2, "y")
+    assert Late.__dict__["__init__"] is compiled  # built once
+    with pytest.raises(TypeError):
+        Late()  # type: ignore[call-arg]  # refused as attrs refuses it

@@ -15,7 +15,9 @@ then on exactly as before; nothing else sees it as a draft. The generated ``__in
 attrs' signature, defaults, factories and converters; a class using anything else attrs offers
 (validators, ``init=False`` fields, ``__attrs_post_init__``, factories that take self...) is
 refused when decorated, and an instance of a subclass the decorator did not see is made by
-attrs' own ``__init__``. ``tests/test_frozen.py`` holds every decorated class to attrs' own.
+attrs' own ``__init__``. The checks run when decorated; the draft class and the compiled
+``__init__`` are made by the first instance (a run makes a dozen of the thirty event classes).
+``tests/test_frozen.py`` holds every decorated class to attrs' own.
 """
 
 from __future__ import annotations
@@ -30,12 +32,10 @@ _set = object.__setattr__
 _ATTRS_INIT = "__attrs_own_init__"  # where the replaced attrs __init__ is kept
 
 
-def fast_init(cls: type[T]) -> type[T]:
-    """Give frozen, slotted attrs class `cls` the draft-based ``__init__`` (module docstring)."""
-    if not attrs.has(cls) or "__slots__" not in cls.__dict__:
-        raise TypeError(f"{cls.__qualname__}: fast_init needs a slotted attrs class")
-    if getattr(cls, "__attrs_post_init__", None) or getattr(cls, "__attrs_pre_init__", None):
-        raise TypeError(f"{cls.__qualname__}: fast_init does not run attrs' init hooks")
+def _build(cls: type, source: str, namespace: dict[str, Any]) -> Any:
+    """Make the draft class of `cls` and compile `source`, its __init__; install and return it."""
+    # The draft class and the compiled __init__, made when the first instance is: a
+    # process that never makes one (most event classes in a run) pays only the checks.
     draft = type(
         f"_{cls.__name__}Draft",
         (cls,),
@@ -47,9 +47,25 @@ def fast_init(cls: type[T]) -> type[T]:
             "__delattr__": object.__delattr__,
         },
     )
+    namespace["_Draft"] = draft
+    exec(compile(source, f"<fast_init {cls.__qualname__}>", "exec"), namespace)  # our source
+    init = namespace["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    own = namespace["_own"]
+    init.__doc__ = own.__doc__
+    init.__annotations__ = dict(own.__annotations__)
+    setattr(cls, "__init__", init)  # noqa: B010  # not `cls.__init__ =`: mypy forbids that
+    return init
+
+
+def fast_init(cls: type[T]) -> type[T]:
+    """Give frozen, slotted attrs class `cls` the draft-based ``__init__`` (module docstring)."""
+    if not attrs.has(cls) or "__slots__" not in cls.__dict__:
+        raise TypeError(f"{cls.__qualname__}: fast_init needs a slotted attrs class")
+    if getattr(cls, "__attrs_post_init__", None) or getattr(cls, "__attrs_pre_init__", None):
+        raise TypeError(f"{cls.__qualname__}: fast_init does not run attrs' init hooks")
     namespace: dict[str, Any] = {
         "_set": _set,
-        "_Draft": draft,
         "_Cls": cls,
         "_MISSING": attrs.NOTHING,  # attrs' own marker: its __init__ takes it too
         "_own": cls.__init__,
@@ -101,14 +117,17 @@ def fast_init(cls: type[T]) -> type[T]:
         "self.__class__ = _Cls",
     ]
     source = f"def __init__({params}):\n" + "\n".join("    " + line for line in body) + "\n"
-    exec(compile(source, f"<fast_init {cls.__qualname__}>", "exec"), namespace)  # our own source
-    init = namespace["__init__"]
-    init.__qualname__ = f"{cls.__qualname__}.__init__"
     own = namespace["_own"]
-    init.__doc__ = own.__doc__
-    init.__annotations__ = dict(own.__annotations__)
+
+    def first_init(self: Any, *args: Any, **kwargs: Any) -> None:
+        init = cls.__dict__["__init__"]
+        (_build(cls, source, namespace) if init is first_init else init)(self, *args, **kwargs)
+
+    first_init.__qualname__ = f"{cls.__qualname__}.__init__"
+    first_init.__doc__ = own.__doc__
+    first_init.__wrapped__ = own  # type: ignore[attr-defined]  # inspect.signature: attrs' own
     setattr(cls, _ATTRS_INIT, own)
-    setattr(cls, "__init__", init)  # noqa: B010  # not `cls.__init__ =`: mypy forbids that
+    setattr(cls, "__init__", first_init)  # noqa: B010  # not `cls.__init__ =`: mypy forbids that
     return cast("type[T]", cls)  # attrs.has() above narrowed it to an attrs class
 
 
