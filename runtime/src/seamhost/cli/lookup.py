@@ -5,7 +5,6 @@
 
 from __future__ import annotations
 
-import difflib
 from typing import TYPE_CHECKING
 
 from seamhost.errors import AmbiguousSessionId, UnknownSession
@@ -42,6 +41,8 @@ def close_ids(given: str, ids: list[str]) -> tuple[str, ...]:
     A prefix is compared with the starts of the ids as long as it, so that a mistyped short
     prefix finds the id it was meant to begin.
     """
+    import difflib  # only when an id is not found
+
     close = difflib.get_close_matches(given, ids, n=3, cutoff=0.8)
     if close:
         return tuple(close)
