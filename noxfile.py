@@ -30,12 +30,17 @@ def install(session: nox.Session, *groups: str) -> None:
     )
 
 
+PARALLEL = ["-n", "auto", "--dist", "worksteal"]
+
+
 @nox.session
 def tests(session: nox.Session) -> None:
     """The fast test suite (everything but `slow` and `bench`), profile matrix included."""
     install(session, "test")
     # The slowest tests are named in the log, so a suite creeping past its budget shows where.
-    session.run("pytest", "--durations=30", *session.posargs)
+    # The suite runs on every core (pytest-xdist): most of its time is child processes starting
+    # and waiting; `worksteal` evens out the modules whose tests take seconds each.
+    session.run("pytest", *PARALLEL, "--durations=30", *session.posargs)
 
 
 # What a confined command prints depends on the backend, so these suites are run again on hosts
@@ -72,6 +77,7 @@ def tests_no_bwrap(session: nox.Session) -> None:
             *hidden,
             "--",
             "pytest",
+            *PARALLEL,
             *(session.posargs or BACKEND_SUITES),
             external=True,
         )

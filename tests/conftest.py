@@ -30,7 +30,12 @@ _SCRATCH: list[Path] = []
 def pytest_configure(config: pytest.Config) -> None:
     """Point the temporary directory of the suite (and of every process it starts) at a fresh
     one, so that what a test leaves there can be told from what other programs leave in /tmp.
-    pytest's own ``tmp_path`` directories stay where they were."""
+    pytest's own ``tmp_path`` directories stay where they were.
+
+    Under pytest-xdist the workers inherit the controller's directory (its environment is theirs)
+    and only the controller checks it, once every worker has finished."""
+    if hasattr(config, "workerinput"):  # an xdist worker: the controller made the directory
+        return
     os.environ.setdefault("PYTEST_DEBUG_TEMPROOT", tempfile.gettempdir())
     scratch = Path(tempfile.mkdtemp(prefix="seamhost-tests-tmp-"))
     scratch.chmod(0o755)  # reachable by other users, as /tmp is (tests run children as nobody)
