@@ -89,3 +89,15 @@ def test_a_bad_profile_stops_the_run_before_any_test(tmp_path: Path) -> None:
     result = pytest_run(tmp_path, root, "--seamhost-profile", "nope")
     assert result.returncode == 4  # pytest's usage error
     assert "seamhost matrix: profile 'nope' not found" in result.stderr
+
+
+def test_the_cells_spread_over_xdist_workers(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    result = pytest_run(tmp_path, root, "-n", "2", "-v", "--junitxml", "out.xml")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "[gw0]" in result.stdout and "[gw1]" in result.stdout  # both workers ran cells
+    found = cases(root / "out.xml")
+    assert len(found) == 6
+    bad = [cell for cell, case in found.items() if case.find("failure") is not None]
+    assert bad == ["strict::broken"]
+    shutil.rmtree(tmp_path / "tmp", ignore_errors=True)
