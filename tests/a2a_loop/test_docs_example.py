@@ -19,9 +19,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tests.a2a_serve.kit import Rig, of_type, well_formed
+from tests.a2a_serve.kit import Rig
 from tests.a2a_serve.test_docs_example import PRINTED, SESSION_ID
 from tests.conftest import run_cli
+from tests.served import of_type, well_formed
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "a2a.md"
 FILE_BLOCK = re.compile(r"^```[a-z]*\n# file: (?P<name>\S+)\n(?P<body>.*?)^```$", re.M | re.S)

@@ -16,8 +16,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.a2a_serve.kit import Rig, of_type, well_formed
+from tests.a2a_serve.kit import Rig
 from tests.conftest import run_cli
+from tests.served import of_type, well_formed
 
 TOKEN = {"NOTES_TOKEN": "loop-token-3f9a"}
 

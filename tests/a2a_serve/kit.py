@@ -10,14 +10,9 @@ session show --json``, held to the shape rules.
 from __future__ import annotations
 
 import contextlib
-import json
-import os
-import signal
-import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
-from typing import Any
 
 import httpx
 from a2a.client import A2ACardResolver, ClientConfig, create_client
@@ -25,11 +20,9 @@ from a2a.client.client import Client
 from a2a.helpers import new_text_message
 from a2a.types import a2a_pb2 as a2a
 
-from seamhost.session.record import Record
-from seamhost.session.shape import shape_problems
 from seamhost.testing.sites import PluginSite
-from tests.conftest import run_cli
 from tests.mcp_serve.kit import NAP_PLUGIN
+from tests.served import Served, StoreRig, listening
 
 PROFILE = """
 [profile]
@@ -54,7 +47,7 @@ answerers = ["defer"]
 """
 
 
-class Rig:
+class Rig(StoreRig):
     """A profile, a scenario, a workspace and a store home for one test's servers."""
 
     def __init__(self, root: Path, scenario: str, *, site: PluginSite | None = None) -> None:
@@ -74,65 +67,18 @@ class Rig:
         if site is not None:
             self.env["PYTHONPATH"] = str(site.root)
 
-    def environment(self, more: dict[str, str]) -> dict[str, str]:
-        environ = {k: v for k, v in os.environ.items() if not k.startswith("SEAMHOST_")}
-        return {**environ, **self.env, **more}
-
     @contextlib.contextmanager
     def serve(self, *more: str, env: dict[str, str] | None = None) -> Iterator[Server]:
         """A ``seamhost a2a serve`` child on a free loopback port, SIGTERMed on exit."""
         argv = [sys.executable, "-m", "seamhost", "a2a", "serve", "--profile", str(self.profile)]
         argv += ["--scenario", str(self.scenario), "--workspace", str(self.workspace)]
         argv += ["--http", "127.0.0.1:0", *more]
-        process = subprocess.Popen(
-            argv,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            env=self.environment(env or {}),
-            text=True,
-        )
-        assert process.stderr is not None
-        seen = []
-        for line in process.stderr:
-            seen.append(line)
-            if "listening on " in line:
-                url = line.split("listening on ")[1].strip()
-                break
-        else:
-            process.wait(timeout=10)
-            raise AssertionError(f"the server did not start: {''.join(seen)}")
-        server = Server(process, url.rstrip("/"))
-        try:
+        with listening(argv, self.environment(env)) as server:
+            server.url = server.url.rstrip("/")
             yield server
-        finally:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(timeout=30)
-            finally:
-                server.stderr = "".join(seen) + process.stderr.read()
-                process.stderr.close()
-
-    def cli(self, *args: str) -> subprocess.CompletedProcess[str]:
-        return run_cli(*args, "--profile", str(self.profile), env=self.env)
-
-    def records(self, session_id: str) -> list[dict[str, Any]]:
-        shown = self.cli("session", "show", session_id, "--json")
-        assert shown.returncode == 0, shown.stderr
-        return [json.loads(line) for line in shown.stdout.splitlines()]
-
-    def session_ids(self) -> list[str]:
-        stored = self.home / "sessions"
-        return sorted(p.name for p in stored.iterdir() if p.is_dir()) if stored.exists() else []
 
 
-class Server:
-    """A running ``seamhost a2a serve``: its base URL, and its stderr once stopped."""
-
-    def __init__(self, process: subprocess.Popen[str], url: str) -> None:
-        self.process = process
-        self.url = url
-        self.stderr = ""
+Server = Served
 
 
 @contextlib.asynccontextmanager
@@ -194,12 +140,3 @@ def last_text(received: list[a2a.StreamResponse]) -> str:
         if event.HasField("status_update"):
             return "".join(p.text for p in event.status_update.status.message.parts)
     raise AssertionError("no status update in the stream")
-
-
-def well_formed(records: list[dict[str, Any]], *, closed: bool = True) -> None:
-    parsed = [Record(r["seq"], r["type"], r["time"], plain=r["data"]) for r in records]
-    assert shape_problems(parsed, closed=closed) == []
-
-
-def of_type(records: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
-    return [r["data"] for r in records if r["type"] == kind]

@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.a2a_serve.kit import Rig, of_type, well_formed
+from tests.a2a_serve.kit import Rig
+from tests.served import of_type, well_formed
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "a2a.md"
 FILE_BLOCK = re.compile(r"^```[a-z]*\n# file: (?P<name>\S+)\n(?P<body>.*?)^```$", re.M | re.S)

@@ -15,18 +15,8 @@ import pytest
 from a2a.types import a2a_pb2 as a2a
 
 from seamhost.testing.sites import PluginSite
-from tests.a2a_serve.kit import (
-    Rig,
-    card,
-    client,
-    events,
-    last_text,
-    message,
-    of_type,
-    states,
-    task_id,
-    well_formed,
-)
+from tests.a2a_serve.kit import Rig, card, client, events, last_text, message, states, task_id
+from tests.served import of_type, well_formed
 
 WRITE_THEN_READ = """
 [scenario]

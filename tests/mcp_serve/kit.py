@@ -9,10 +9,8 @@ The log is read back with ``seamhost session show --json`` and held to the shape
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import signal
-import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -25,10 +23,8 @@ from mcp.client.session import ClientSession, ElicitationFnT
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-from seamhost.session.record import Record
-from seamhost.session.shape import shape_problems
 from seamhost.testing.sites import PluginSite
-from tests.conftest import run_cli
+from tests.served import Served, StoreRig, listening
 
 # A test plugin: `nap` sleeps (read-only, concurrency-safe), `hold` sleeps as an exclusive call
 # with a write effect; both wake early when the call is cancelled and say when they ran.
@@ -98,7 +94,7 @@ reason = "ask/rule/ is pre-approved"
 """
 
 
-class Rig:
+class Rig(StoreRig):
     """A profile, a workspace and a store home for one test's servers (`extra`: more TOML)."""
 
     def __init__(
@@ -137,10 +133,6 @@ class Rig:
             *more,
         ]
 
-    def environment(self) -> dict[str, str]:
-        environ = {k: v for k, v in os.environ.items() if not k.startswith("SEAMHOST_")}
-        return {**environ, **self.env}
-
     @contextlib.asynccontextmanager
     async def connect(
         self, *more: str, elicitation: ElicitationFnT | None = None, transport: str = "stdio"
@@ -164,18 +156,6 @@ class Rig:
                 ClientSession(read, write, elicitation_callback=elicitation) as client,
             ):
                 yield client, await client.initialize()
-
-    def cli(self, *args: str) -> Any:
-        return run_cli(*args, "--profile", str(self.profile), env=self.env)
-
-    def records(self, session_id: str) -> list[dict[str, Any]]:
-        shown = self.cli("session", "show", session_id, "--json")
-        assert shown.returncode == 0, shown.stderr
-        return [json.loads(line) for line in shown.stdout.splitlines()]
-
-    def session_ids(self) -> list[str]:
-        stored = self.home / "sessions"
-        return sorted(p.name for p in stored.iterdir() if p.is_dir()) if stored.exists() else []
 
     def only_session(self) -> str:
         """The id of the one session this rig's store holds."""
@@ -205,55 +185,20 @@ class Rig:
             time.sleep(0.05)
 
 
-class HttpServer:
-    """A running ``seamhost mcp serve --http``: its URL, and its stderr once stopped."""
-
-    def __init__(self, process: subprocess.Popen[str], url: str) -> None:
-        self.process = process
-        self.url = url
-        self.stderr = ""
+HttpServer = Served
 
 
 @contextlib.contextmanager
 def http_server(
     rig: Rig, bind: str, *more: str, env: dict[str, str] | None = None
-) -> Iterator[HttpServer]:
-    """A ``seamhost mcp serve --http BIND`` child of `rig`, stopped (SIGTERM) on exit."""
-    process = subprocess.Popen(
-        [sys.executable, *rig.serve_args("--http", bind, *more)],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        env={**rig.environment(), **(env or {})},
-        text=True,
-    )
-    assert process.stderr is not None
-    seen = []
-    for line in process.stderr:
-        seen.append(line)
-        if "listening on " in line:
-            url = line.split("listening on ")[1].strip()
-            break
-    else:
-        process.wait(timeout=10)
-        raise AssertionError(f"the server did not start: {''.join(seen)}")
-    port = url.rsplit(":", 1)[1].split("/")[0]
-    server = HttpServer(process, f"http://127.0.0.1:{port}/mcp")
-    try:
+) -> Iterator[Served]:
+    """A ``seamhost mcp serve --http BIND`` child of `rig`, stopped (SIGTERM) on exit; its `url`
+    is the MCP endpoint (``/mcp``) on the loopback address."""
+    argv = [sys.executable, *rig.serve_args("--http", bind, *more)]
+    with listening(argv, rig.environment(env), stop_timeout=20) as server:
+        port = server.url.rsplit(":", 1)[1].split("/")[0]
+        server.url = f"http://127.0.0.1:{port}/mcp"
         yield server
-    finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=20)
-        finally:
-            server.stderr = "".join(seen) + process.stderr.read()
-            process.stderr.close()
-
-
-def well_formed(records: list[dict[str, Any]], *, closed: bool = True) -> None:
-    """The log keeps its shape: contiguous seq, every call with a result, nothing left open."""
-    parsed = [Record(r["seq"], r["type"], r["time"], plain=r["data"]) for r in records]
-    assert shape_problems(parsed, closed=closed) == []
 
 
 def outcomes(records: list[dict[str, Any]]) -> dict[str, str]:
@@ -263,10 +208,6 @@ def outcomes(records: list[dict[str, Any]]) -> dict[str, str]:
         for r in records
         if r["type"] == "tool/result"
     }
-
-
-def of_type(records: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
-    return [r["data"] for r in records if r["type"] == kind]
 
 
 def session_of(result: types.CallToolResult) -> str:

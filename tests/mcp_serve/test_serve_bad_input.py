@@ -15,7 +15,8 @@ import threading
 from pathlib import Path
 from typing import IO, Any
 
-from tests.mcp_serve.kit import Rig, outcomes, well_formed
+from tests.mcp_serve.kit import Rig, outcomes
+from tests.served import well_formed
 
 ANSWER_WITHIN = 20.0  # seconds a reply may take
 

@@ -14,16 +14,8 @@ import anyio
 import mcp_types as types
 import pytest
 
-from tests.mcp_serve.kit import (
-    Rig,
-    answering,
-    assert_refused,
-    of_type,
-    outcomes,
-    session_of,
-    text,
-    well_formed,
-)
+from tests.mcp_serve.kit import Rig, answering, assert_refused, outcomes, session_of, text
+from tests.served import of_type, well_formed
 
 TRANSPORTS = pytest.mark.parametrize("transport", ["stdio", "http"])
 

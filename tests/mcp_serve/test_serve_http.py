@@ -21,16 +21,8 @@ from mcp import Client
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
-from tests.mcp_serve.kit import (
-    Rig,
-    answering,
-    http_server,
-    of_type,
-    outcomes,
-    session_of,
-    text,
-    well_formed,
-)
+from tests.mcp_serve.kit import Rig, answering, http_server, outcomes, session_of, text
+from tests.served import of_type, well_formed
 
 INITIALIZE = {
     "jsonrpc": "2.0",

@@ -21,7 +21,8 @@ import pytest
 from mcp.client.session import ClientSession
 
 from seamhost.testing.sites import PluginSite
-from tests.mcp_serve.kit import Rig, of_type, outcomes, session_of, well_formed
+from tests.mcp_serve.kit import Rig, outcomes, session_of
+from tests.served import of_type, well_formed
 
 TRANSPORTS = pytest.mark.parametrize("transport", ["stdio", "http"])
 

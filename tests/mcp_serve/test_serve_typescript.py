@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.mcp_serve.kit import Rig, of_type, outcomes, well_formed
+from tests.mcp_serve.kit import Rig, outcomes
 from tests.node_programs import node_modules
+from tests.served import of_type, well_formed
 
 CLIENT = Path(__file__).parent.parent / "node" / "mcp_serve_client.mjs"
 

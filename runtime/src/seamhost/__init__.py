@@ -110,6 +110,7 @@ _EXPORTS = {
     "Verdict": "seamhost.tool.decision",
     "__version__": "seamhost.version",
     "build_bundle": "seamhost.kernel.bundle",
+    "changed_descriptor": "seamhost.tool.pins",
     "core_catalog": "seamhost.session.codec",
     "hookimpl": "seamhost.kernel.hookspecs",
     "hookspec": "seamhost.kernel.hookspecs",
@@ -119,6 +120,7 @@ _EXPORTS = {
     "parse_envelope": "seamhost.session.record",
     "plain_records": "seamhost.session.record",
     "resolve_profile": "seamhost.kernel.profile.resolve",
+    "run_sync": "seamhost.tool.blocking",
 }
 
 __all__ = list(_EXPORTS)

@@ -80,6 +80,7 @@ from seamhost.session.store import SnapshotPiece as SnapshotPiece
 from seamhost.session.store import SnapshotStore as SnapshotStore
 from seamhost.session.store import SnapshotWriter as SnapshotWriter
 from seamhost.session.store import StoredSnapshot as StoredSnapshot
+from seamhost.tool.blocking import run_sync as run_sync
 from seamhost.tool.call import ExecuteNext as ExecuteNext
 from seamhost.tool.call import Runner as Runner
 from seamhost.tool.call import ToolContext as ToolContext
@@ -92,6 +93,7 @@ from seamhost.tool.decision import Replace as Replace
 from seamhost.tool.decision import Verdict as Verdict
 from seamhost.tool.declaration import ToolRegistrar as ToolRegistrar
 from seamhost.tool.declaration import ToolSpec as ToolSpec
+from seamhost.tool.pins import changed_descriptor as changed_descriptor
 from seamhost.tool.reconcile import Pending as Pending
 from seamhost.tool.reconcile import Probe as Probe
 from seamhost.tool.reconcile import Resolved as Resolved

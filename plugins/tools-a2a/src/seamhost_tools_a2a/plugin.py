@@ -9,10 +9,9 @@ what became of a delegation whose outcome is unknown (:mod:`.probing`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from seamhost import ErrorCode, ToolResult, hookimpl
+from seamhost import ErrorCode, ToolResult, changed_descriptor, hookimpl
 from seamhost_tools_a2a.mounted import MountedAgent
 from seamhost_tools_a2a.mounting import mount_all
 from seamhost_tools_a2a.probing import probe_task
@@ -49,10 +48,10 @@ class A2aMount:
     async def tools_execute(self, execution: ToolExecution, call_next: ExecuteNext) -> ToolResult:
         invocation = execution.invocation
         tool = self.tools.get(invocation.name)
-        if tool is None or invocation.tool.plugin != self.name or execution.session is None:
+        if tool is None or invocation.tool.plugin != self.name:
             return await call_next(execution)
-        recorded = recorded_digest(execution.session.header.bundle, tool.name)
-        if recorded is None or recorded == tool.card.digest or tool.repinned:
+        recorded = changed_descriptor(execution, tool.card.digest, repinned=tool.repinned)
+        if recorded is None:
             return await call_next(execution)
         return ToolResult.failure(
             invocation.call_id,
@@ -65,13 +64,3 @@ class A2aMount:
     @hookimpl
     async def tools_reconcile(self, probe: Probe) -> Pending | Resolved:
         return await probe_task(self.tools[probe.tool], probe)
-
-
-def recorded_digest(snapshot: Mapping[str, Any], name: str) -> str | None:
-    """The Agent Card digest the session header recorded for tool `name`, if any."""
-    for tool in snapshot.get("tools", ()):
-        origin = tool.get("origin")
-        if tool.get("name") == name and origin is not None:
-            digest = origin.get("descriptor_digest")
-            return str(digest) if digest is not None else None
-    return None

@@ -1,9 +1,9 @@
 """At bundle build: connect to every server, record who it is and what its tools are.
 
 Every server is connected to concurrently (one event loop, on a thread of its own when the
-caller already runs one), initialized, listed, and closed again; a server starts in the
-workspace the bundle is built for (:attr:`seamhost.PluginContext.workspace`: the session's,
-when the command knows it), and a confined one is listed in ``read-only`` there
+caller already runs one: :func:`seamhost.run_sync`), initialized, listed, and closed again; a
+server starts in the workspace the bundle is built for (:attr:`seamhost.PluginContext.workspace`:
+the session's, when the command knows it), and a confined one is listed in ``read-only`` there
 (:func:`confinement_at_build`). What a server lists is checked
 before anything is registered, each problem an error naming the server: a tool listed twice, a
 ``tools = [...]`` entry it does not list, a schema that is not a JSON Schema (or whose root is
@@ -22,12 +22,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import threading
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, NamedTuple
 
-from seamhost import SandboxMode, SandboxPolicy, SandboxUnavailable
+from seamhost import SandboxMode, SandboxPolicy, SandboxUnavailable, run_sync
 from seamhost.schema import SchemaReferenceError, compile_schema
 from seamhost_tools_mcp.connection import connect
 from seamhost_tools_mcp.descriptors import MAX_NAME, Descriptor, ServerIdentity, mounted_name
@@ -35,7 +34,6 @@ from seamhost_tools_mcp.errors import McpServerError
 from seamhost_tools_mcp.settings import ServerSettings, Settings
 from seamhost_tools_mcp.stdio import Confine
 
-T = TypeVar("T")
 _log = logging.getLogger("seamhost.tools_mcp")
 
 
@@ -48,34 +46,6 @@ class Mount(NamedTuple):
     descriptors: tuple[Descriptor, ...]
     absent: str | None = None
     refused: tuple[tuple[str, str], ...] = ()
-
-
-def run_sync(make: Callable[[], Awaitable[T]]) -> T:
-    """Run a coroutine to its end from synchronous code, even inside a running event loop."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(_await(make))
-    box: list[Any] = []
-
-    def work() -> None:
-        try:
-            box.append((True, asyncio.run(_await(make))))
-        except BaseException as exc:  # re-raised on the caller's thread
-            box.append((False, exc))
-
-    thread = threading.Thread(target=work, name="seamhost-mcp-discovery")
-    thread.start()
-    thread.join()
-    ok, value = box[0]
-    if not ok:
-        raise value
-    result: T = value
-    return result
-
-
-async def _await(make: Callable[[], Awaitable[T]]) -> T:
-    return await make()
 
 
 def confinement_at_build(
@@ -144,7 +114,7 @@ def discover(
         mounted = tuple(d for d in chosen if d.name not in skipped)
         return Mount(server, identity, mounted, refused=refused)
 
-    return run_sync(all_servers)
+    return run_sync(all_servers, thread_name="seamhost-mcp-discovery")
 
 
 def exposed(server: ServerSettings, listed: list[Descriptor]) -> tuple[Descriptor, ...]:

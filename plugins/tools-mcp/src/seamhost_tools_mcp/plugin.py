@@ -9,10 +9,10 @@ model, at each request, which optional servers are absent and which tools were r
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
 
-from seamhost import ErrorCode, ToolResult, hookimpl
+from seamhost import ErrorCode, ToolResult, changed_descriptor, hookimpl
 from seamhost.errors import SeamUnavailable
 from seamhost_tools_mcp.discovery import Mount, discover
 from seamhost_tools_mcp.mounted import MountedTool
@@ -75,10 +75,10 @@ class McpMount:
     async def tools_execute(self, execution: ToolExecution, call_next: ExecuteNext) -> ToolResult:
         invocation = execution.invocation
         tool = self.tools.get(invocation.name)
-        if tool is None or invocation.tool.plugin != self.name or execution.session is None:
+        if tool is None or invocation.tool.plugin != self.name:
             return await call_next(execution)
-        recorded = recorded_digest(execution.session.header.bundle, tool.name)
-        if recorded is None or recorded == tool.descriptor.digest or tool.repinned:
+        recorded = changed_descriptor(execution, tool.descriptor.digest, repinned=tool.repinned)
+        if recorded is None:
             return await call_next(execution)
         return ToolResult.failure(
             invocation.call_id,
@@ -105,13 +105,3 @@ class McpMount:
             request = attrs.evolve(request, messages=(note, *request.messages))
         async for event in call_next(request):
             yield event
-
-
-def recorded_digest(snapshot: Mapping[str, Any], name: str) -> str | None:
-    """The upstream descriptor digest the session header recorded for tool `name`, if any."""
-    for tool in snapshot.get("tools", ()):
-        origin = tool.get("origin")
-        if tool.get("name") == name and origin is not None:
-            digest = origin.get("descriptor_digest")
-            return str(digest) if digest is not None else None
-    return None

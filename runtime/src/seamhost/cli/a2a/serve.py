@@ -21,6 +21,7 @@ from seamhost.approval.service import ApprovalService
 from seamhost.cli import started
 from seamhost.cli.exitcodes import ExitCode
 from seamhost.cli.options import directory_option
+from seamhost.cli.serving import bearer_token, door_options, http_limits
 from seamhost.gateway.http import Door, parse_bind
 from seamhost.gateway.limits import HttpLimits, speak_as
 from seamhost.gateway.logs import one_line_logging
@@ -58,40 +59,13 @@ INVALID_REQUEST = -32600  # what the door and the limits answer with (JSON-RPC I
     metavar="HOST:PORT",
     help="Serve A2A (JSON-RPC over HTTP, path /) on HOST:PORT; port 0 picks one.",
 )
-@click.option(
-    "--token-env",
-    metavar="NAME",
-    help="Require `Authorization: Bearer <token>` with the token from environment variable "
-    "NAME (required for any non-loopback bind); the Agent Card declares it.",
-)
-@click.option(
-    "--allow-origin",
-    "origins",
-    multiple=True,
-    metavar="ORIGIN",
-    help="Accept browser requests from ORIGIN too (repeatable). Loopback origins are always "
-    "accepted; any other Origin is refused.",
-)
-@click.option(
-    "--max-sessions",
-    type=click.IntRange(min=1),
-    metavar="N",
-    help="At most N tasks running at once; one more is rejected, nothing recorded (default 64). "
-    "Connections are capped at 2N+16.",
-)
-@click.option(
-    "--idle-timeout",
-    type=click.FloatRange(min=0, min_open=True),
-    metavar="SECONDS",
-    help="Forget the SDK's state of a task waiting for input after SECONDS (its session stays "
-    "stored, parked; default 600).",
-)
-@click.option(
-    "--request-timeout",
-    type=click.FloatRange(min=0, min_open=True),
-    metavar="SECONDS",
-    help="A request's headers, then its body, must each arrive within SECONDS, or it gets 408 "
-    "and the connection is closed (default 30).",
+@door_options(
+    scope="",
+    token_note="required for any non-loopback bind; the Agent Card declares it",
+    max_sessions_help="At most N tasks running at once; one more is rejected, nothing recorded "
+    "(default 64).",
+    idle_timeout_help="Forget the SDK's state of a task waiting for input after SECONDS (its "
+    "session stays stored, parked; default 600).",
 )
 def serve(
     *,
@@ -111,19 +85,9 @@ def serve(
     makes the task input-required: the operator answers it with `seamhost approve` or
     `seamhost reject`, and a follow-up message on the task continues it.
     """
-    limits = HttpLimits()
-    if max_sessions is not None:
-        limits = attrs.evolve(limits, max_sessions=max_sessions)
-    if idle_timeout is not None:
-        limits = attrs.evolve(limits, idle_timeout=idle_timeout)
-    if request_timeout is not None:
-        limits = attrs.evolve(limits, request_timeout=request_timeout)
+    limits = http_limits(max_sessions, idle_timeout, request_timeout)
     host, port = parse_bind(http)
-    token = None
-    if token_env is not None:
-        token = os.environ.get(token_env)
-        if not token:
-            raise click.UsageError(f"--token-env {token_env}: the variable is unset or empty")
+    token = bearer_token(token_env)
     # The options are good: the SDK's import (seconds of CPU) is worth paying now.
     from seamhost.a2a.server import CARD_PATH
     from seamhost.a2a.tasks import Tasks

@@ -22,6 +22,7 @@ from seamhost.cli import started
 from seamhost.cli.exitcodes import ExitCode
 from seamhost.cli.lookup import resolve_session
 from seamhost.cli.options import directory_option
+from seamhost.cli.serving import bearer_token, door_options, http_limits
 from seamhost.gateway.http import Door, parse_bind, serve_http
 from seamhost.gateway.limits import HttpLimits
 from seamhost.gateway.logs import one_line_logging
@@ -59,40 +60,13 @@ if TYPE_CHECKING:
     metavar="HOST:PORT",
     help="Serve streamable HTTP on HOST:PORT (path /mcp) instead of stdio; port 0 picks one.",
 )
-@click.option(
-    "--token-env",
-    metavar="NAME",
-    help="Require `Authorization: Bearer <token>` with the token from environment variable "
-    "NAME (HTTP; required for any non-loopback bind).",
-)
-@click.option(
-    "--allow-origin",
-    "origins",
-    multiple=True,
-    metavar="ORIGIN",
-    help="Accept browser requests from ORIGIN too (HTTP; repeatable). Loopback origins are "
-    "always accepted; any other Origin is refused.",
-)
-@click.option(
-    "--max-sessions",
-    type=click.IntRange(min=1),
-    metavar="N",
-    help="HTTP: at most N MCP sessions at once; a client that would open one more gets 503 "
-    "with Retry-After (default 64). Connections are capped at 2N+16.",
-)
-@click.option(
-    "--idle-timeout",
-    type=click.FloatRange(min=0, min_open=True),
-    metavar="SECONDS",
-    help="HTTP: end an MCP session after SECONDS without a request in flight or an open "
+@door_options(
+    scope="HTTP: ",
+    token_note="HTTP; required for any non-loopback bind",
+    max_sessions_help="at most N MCP sessions at once; a client that would open one more gets "
+    "503 with Retry-After (default 64).",
+    idle_timeout_help="end an MCP session after SECONDS without a request in flight or an open "
     "stream, and close a seamhost session after SECONDS without a call (default 600).",
-)
-@click.option(
-    "--request-timeout",
-    type=click.FloatRange(min=0, min_open=True),
-    metavar="SECONDS",
-    help="HTTP: a request's headers, then its body, must each arrive within SECONDS, or it "
-    "gets 408 and the connection is closed (default 30).",
 )
 def serve(
     *,
@@ -117,20 +91,10 @@ def serve(
         raise click.UsageError(
             "--max-sessions, --idle-timeout and --request-timeout apply to --http only"
         )
-    limits = HttpLimits()
-    if max_sessions is not None:
-        limits = attrs.evolve(limits, max_sessions=max_sessions)
-    if idle_timeout is not None:
-        limits = attrs.evolve(limits, idle_timeout=idle_timeout)
-    if request_timeout is not None:
-        limits = attrs.evolve(limits, request_timeout=request_timeout)
+    limits = http_limits(max_sessions, idle_timeout, request_timeout)
     if http is not None:
         host, port = parse_bind(http)
-        token = None
-        if token_env is not None:
-            token = os.environ.get(token_env)
-            if not token:
-                raise click.UsageError(f"--token-env {token_env}: the variable is unset or empty")
+        token = bearer_token(token_env)
         door = Door(host, port, token, frozenset(origins))
         door.check()
     elif token_env is not None or origins:
