@@ -3,7 +3,7 @@
 Checking examples needs the shell analysis, which a bundle that never judges a call would not
 load (see :mod:`.plugin`). So a table whose examples passed is remembered under seamhost's cache
 directory (``$SEAMHOST_HOME/cache``, else ``$XDG_CACHE_HOME/seamhost``), keyed by the table's
-rules and floors and by the size and modification time of every file of this package: a changed
+rules and floors and by the size and modification time of every module of this package: a changed
 rule, example or analyser checks them again. A cache that cannot be read or written only costs
 the check.
 """
@@ -20,9 +20,12 @@ from seamhost import jsonvalue
 from seamhost.schema import cache_dir
 
 
-def _marker(config: Mapping[str, Any]) -> Path:
-    here = Path(__file__).parent
-    code = sorted((e.name, e.stat().st_size, e.stat().st_mtime_ns) for e in os.scandir(here))
+def _marker(config: Mapping[str, Any], here: Path = Path(__file__).parent) -> Path:
+    code = sorted(
+        (e.name, e.stat().st_size, e.stat().st_mtime_ns)
+        for e in os.scandir(here)
+        if e.name.endswith(".py")  # not __pycache__, which changes whenever bytecode is written
+    )
     tables = {key: jsonvalue.thaw(config.get(key, ())) for key in ("rules", "floor")}
     key = jsonvalue.digest({"tables": tables, "code": code}).rpartition(":")[2]
     return cache_dir().parent / "tool-policy-examples" / key
