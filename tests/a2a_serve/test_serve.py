@@ -179,10 +179,6 @@ def test_a_deferred_approval_is_input_required_until_answered(tmp_path: Path) ->
     assert (rig.workspace / "ask" / "plan.txt").read_text() == "step one\n"
 
 
-# Failed once in CI on a loaded machine (the cause was not captured: the run was stopped before
-# pytest printed it) and passes alone, loaded or not; until it is understood it runs in
-# `nox -s stress` with the other timing-sensitive suites, not in the default run.
-@pytest.mark.slow
 def test_cancel_takes_the_runs_cancel_path(tmp_path: Path, plugin_site: PluginSite) -> None:
     rig = Rig(tmp_path, NAPS, site=plugin_site)
     with rig.serve() as server:
@@ -209,7 +205,14 @@ def test_cancel_takes_the_runs_cancel_path(tmp_path: Path, plugin_site: PluginSi
     assert of_type(records, "turn/end")[-1]["reason"] == "aborted"
     (result,) = of_type(records, "tool/result")
     assert len(of_type(records, "tool/dispatch")) == 1
-    assert result["value"]["woke"] == "cancelled"  # the body saw its cancellation, and ended
+    # The dispatch record streams out as it is appended, before the checkpoint that precedes the
+    # body is written: a cancel that arrives during that write stops the call before its body
+    # (seen under load, 2 runs in 24); one that arrives later is seen by the running body.
+    if result["is_error"]:
+        assert result["error"]["code"] == "ABORTED_BEFORE_DISPATCH", result
+        assert "the tool did not run" in result["error"]["message"]
+    else:
+        assert result["value"]["woke"] == "cancelled"  # the body saw its cancellation, and ended
 
 
 @pytest.mark.parametrize("given", [None, "wrong"])

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -65,6 +66,15 @@ class RemoteAgent:
                 if self.child.poll() is not None or time.monotonic() > deadline:
                     pytest.fail(f"the A2A agent never listened:\n{self.log.read_text()}")
                 time.sleep(0.05)
+
+    def working(self) -> bool:
+        """Whether a task is working now, as the agent's task store says (it keeps neither the
+        message nor who sent it, so tests that use this leave no task working)."""
+        try:
+            tasks = json.loads((self.root / "agent-state" / "tasks.json").read_text())
+        except (OSError, ValueError):  # not written yet, or being rewritten
+            return False
+        return any(t.get("status", {}).get("state") == "TASK_STATE_WORKING" for t in tasks.values())
 
     def wait_dead(self) -> int | None:
         return None if self.child is None else self.child.wait(timeout=30)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -190,9 +191,15 @@ def test_a_session_resumed_against_another_card_is_refused_until_re_pinned(
 
 def test_a_cancelled_turn_cancels_the_remote_task(root: Path, shared: RemoteAgent) -> None:
     async def cancel_once_dispatched(agent: Agent) -> None:
-        while not any(r.type == "tool/dispatch" for r in agent.session.records):
+        # The message is with the agent and its task working: what the remote's store says, not
+        # a guess at how long that takes (a fixed wait was a race on a loaded machine).
+        deadline = time.monotonic() + 30
+        while not shared.working():
+            assert time.monotonic() < deadline, "the agent never started working on the task"
             await asyncio.sleep(0.05)
-        await asyncio.sleep(1.0)  # the message is with the agent, its task working
+        # The agent stores `working` after it sent the task (with its id) down the stream: give
+        # this loop a moment to read what is already on the wire.
+        await asyncio.sleep(0.3)
         agent.cancel()
 
     scenario = one_call("a2a__echo", {"message": "slow"})
