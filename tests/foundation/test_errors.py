@@ -263,3 +263,23 @@ def test_the_root_declares_no_fields() -> None:
     assert (SeamhostError().args, SeamhostError.__match_args__) == ((), ())
     with pytest.raises(TypeError, match="raise one of its subclasses"):
         SeamhostError("a message")
+
+
+def test_a_quickstart_run_builds_no_storage_error(tmp_path: Path) -> None:
+    # A writer that closes with nobody waiting makes no WriterClosed: making one would build the
+    # whole storage error tree (fifteen classes) on every run.
+    quickstart = Path(__file__).parents[2] / "examples" / "quickstart.toml"
+    _probe(
+        f"""
+        import os
+        from pathlib import Path
+        os.environ["SEAMHOST_HOME"] = {str(tmp_path / "home")!r}
+        from seamhost import open_host
+        from seamhost.store.errors import StorageError
+        with open_host("default", workspace=Path({str(tmp_path)!r})) as host:
+            report = host.run(scenario=Path({str(quickstart)!r}))
+        assert report.outcome == "completed", report
+        storage = {{c.__name__ for c in family(StorageError)}}
+        assert not storage & set(built()), sorted(storage & set(built()))
+        """
+    )

@@ -316,7 +316,8 @@ class JsonlWriter(StoreWriter):
             return math.inf
         if self._closing:
             if self._close_attempted or not self._lines:
-                self._fail_waiters(WriterClosed(self.session_id, "was closed"))
+                if self._waiters:  # built only when owed: an error class is built when first made
+                    self._fail_waiters(WriterClosed(self.session_id, "was closed"))
                 return None
             self._close_attempted = True
             return self._batch(list(self._waiters))
