@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import re
 import statistics
 import subprocess
 import sys
@@ -69,3 +71,19 @@ def report(title: str, rows: list[Row]) -> int:
         )
     sys.stdout.flush()
     return 0 if all(row.ok for row in rows) else 1
+
+
+def instructions(argv: Sequence[str]) -> int:
+    """Instructions `argv` executes in all, counted by ``valgrind --tool=callgrind``: the same
+    count for the same code and inputs whatever else the machine does (``PYTHONHASHSEED=0``)."""
+    done = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONHASHSEED": "0"},
+    )
+    match = re.search(r"refs:\s+([\d,]+)", done.stderr)
+    if match is None:
+        raise RuntimeError(f"no instruction count in valgrind's output: {done.stderr[-500:]}")
+    return int(match.group(1).replace(",", ""))

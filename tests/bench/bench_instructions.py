@@ -25,12 +25,14 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _measure import instructions as counted
 
 HERE = Path(__file__).parent
 TARGET = 2.5
@@ -67,25 +69,7 @@ def instructions(kind: str, calls: int) -> int:
     with tempfile.TemporaryDirectory() as scratch:
         script = Path(scratch) / "child.py"
         script.write_text(CHILD.format(here=str(HERE)), encoding="utf-8")
-        done = subprocess.run(
-            [
-                "valgrind",
-                "--tool=callgrind",
-                f"--callgrind-out-file={scratch}/out",
-                sys.executable,
-                str(script),
-                kind,
-                str(calls),
-            ],
-            capture_output=True,
-            text=True,
-            check=True,
-            env={**os.environ, "PYTHONHASHSEED": "0"},
-        )
-    match = re.search(r"refs:\s+([\d,]+)", done.stderr)
-    if match is None:
-        raise RuntimeError(f"no instruction count in valgrind's output: {done.stderr[-500:]}")
-    return int(match.group(1).replace(",", ""))
+        return counted([sys.executable, str(script), kind, str(calls)])
 
 
 def per_call(kind: str, short: int, long: int) -> float:

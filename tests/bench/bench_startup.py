@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import compileall
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -30,7 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _measure import Row, interleaved, report
+from _measure import Row, instructions, interleaved, report
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -133,17 +132,7 @@ def instruction_counts(
     counts = {}
     for key in ("bare", "click", "floor", "help", "run"):
         before()
-        done = subprocess.run(
-            ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *commands[key]],
-            capture_output=True,
-            text=True,
-            check=True,
-            env={**os.environ, "PYTHONHASHSEED": "0"},
-        )
-        match = re.search(r"refs:\s+([\d,]+)", done.stderr)
-        if match is None:
-            raise RuntimeError(f"no instruction count for {key}: {done.stderr[-500:]}")
-        counts[key] = int(match.group(1).replace(",", ""))
+        counts[key] = instructions(commands[key])
     return counts
 
 
