@@ -81,6 +81,10 @@ class Database:
             min_size=0,  # no connection is kept open for nothing: a store may sit idle
             max_size=self.pool_size,
             max_idle=60,
+            # A connection handed out is alive: one the server dropped while it sat in the pool
+            # (a restart, `pg_terminate_backend`) is replaced, not given to a writer's retry,
+            # which would fail the flush on it (design.md §14).
+            check=ConnectionPool.check_connection,
             kwargs={"autocommit": True, "options": _OPTIONS, "connect_timeout": CONNECT_TIMEOUT_S},
             open=True,
             name=f"seamhost:{self.schema}",
