@@ -15,35 +15,22 @@ from typing import Any
 
 import click
 
-from seamhost.cli.output import emit_json
-from seamhost.cli.profile.bundle import load_bundle
+from seamhost.cli.pins import changed, pins_options, print_pins
 from seamhost.jsonvalue import digest, thaw
 
 
 @click.command()
-@click.option(
-    "--profile",
-    "profile_ref",
-    required=True,
-    help="A shipped profile name or a path to a .toml file.",
-)
-@click.option("--json", "as_json", is_flag=True, help="Print the pins as one JSON object.")
+@pins_options
 def pins(profile_ref: str, as_json: bool) -> None:
     """Connect to the MCP servers of PROFILE and print the pins of their tools, to paste."""
-    bundle = load_bundle(profile_ref)
-    servers = collect(t.spec.origin for t in bundle.tools.values() if t.spec.origin)
-    if as_json:
-        emit_json({"profile": bundle.profile.name, "servers": servers})
-        return
-    click.echo(render(servers), nl=False)
+    print_pins(profile_ref, as_json, kind="mcp", key="servers", collect=collect, render=render)
 
 
 def collect(origins: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Each MCP server of the bundle: its identity, its digest and its tools' digests."""
+    """Each MCP server of the `origins` (all of kind ``mcp``): its identity, its digest and its
+    tools' digests."""
     by_server: dict[str, dict[str, Any]] = {}
     for origin in origins:
-        if origin.get("kind") != "mcp":
-            continue
         name = str(origin["server"])
         entry = by_server.setdefault(
             name,
@@ -81,7 +68,7 @@ def render(servers: list[dict[str, Any]]) -> str:
         )
         for tool in server["tools"]:
             stale = tool["pinned"] not in (None, tool["digest"], server["digest"])
-            note = f"  # the profile pins {tool['pinned']}: changed" if stale else ""
+            note = f"  # {changed(tool['pinned'])}" if stale else ""
             out.append(
                 f"[plugins.tools-mcp.servers.{name}.overrides.{tool['tool']}]\n"
                 f'pin = "{tool["digest"]}"{note}\n'
