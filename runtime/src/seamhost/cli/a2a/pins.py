@@ -11,16 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-import click
+from seamhost.cli.pins import changed, pins_command
 
-from seamhost.cli.pins import changed, pins_options, print_pins
-
-
-@click.command()
-@pins_options
-def pins(profile_ref: str, as_json: bool) -> None:
-    """Fetch the Agent Cards of PROFILE's A2A agents and print their pins, to paste."""
-    print_pins(profile_ref, as_json, kind="a2a", key="agents", collect=collect, render=render)
+HELP = "Fetch the Agent Cards of PROFILE's A2A agents and print their pins, to paste."
+NONE = "the profile mounts no A2A agents"  # the text when nothing is pinned
 
 
 def collect(origins: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -45,20 +39,17 @@ def collect(origins: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
 
 def render(agents: list[dict[str, Any]]) -> str:
     """The TOML to paste, with whose card answered as a comment."""
-    if not agents:
-        return "# the profile mounts no A2A agents\n"
-    out = []
-    for agent in agents:
-        name = agent["agent"]
-        stale = (
-            f"# {changed(agent['pinned'])}, not the card served now\n"
-            if agent["matches"] is False
-            else ""
-        )
-        out.append(
-            f"# A2A agent {name!r}: {agent['card_name']} {agent['card_version']} "
-            f"at {agent['url']}\n{stale}"
-            f"[plugins.tools-a2a.agents.{name}]\n"
-            f'pin = "{agent["digest"]}"\n'
-        )
-    return "\n".join(out)
+    return "\n".join(map(agent_toml, agents))
+
+
+def agent_toml(agent: Mapping[str, Any]) -> str:
+    """One agent's table with its pin; a comment flags a pin in the profile that is stale."""
+    name = agent["agent"]
+    card = f"{agent['card_name']} {agent['card_version']}"
+    heading = f"# A2A agent {name!r}: {card} at {agent['url']}"
+    if agent["matches"] is False:
+        heading += f"\n# {changed(agent['pinned'])}, not the card served now"
+    return f'{heading}\n[plugins.tools-a2a.agents.{name}]\npin = "{agent["digest"]}"\n'
+
+
+pins = pins_command(help=HELP, kind="a2a", key="agents", collect=collect, render=render, none=NONE)

@@ -13,17 +13,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-import click
-
-from seamhost.cli.pins import changed, pins_options, print_pins
+from seamhost.cli.pins import changed, pins_command
 from seamhost.jsonvalue import digest, thaw
 
-
-@click.command()
-@pins_options
-def pins(profile_ref: str, as_json: bool) -> None:
-    """Connect to the MCP servers of PROFILE and print the pins of their tools, to paste."""
-    print_pins(profile_ref, as_json, kind="mcp", key="servers", collect=collect, render=render)
+HELP = "Connect to the MCP servers of PROFILE and print the pins of their tools, to paste."
+NONE = "the profile mounts no MCP server tools"  # the text when nothing is pinned
 
 
 def collect(origins: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -54,8 +48,6 @@ def collect(origins: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
 
 def render(servers: list[dict[str, Any]]) -> str:
     """The TOML to paste, with who answered as comments."""
-    if not servers:
-        return "# the profile mounts no MCP server tools\n"
     out = []
     for server in servers:
         info = server["server_info"]
@@ -74,3 +66,6 @@ def render(servers: list[dict[str, Any]]) -> str:
                 f'pin = "{tool["digest"]}"{note}\n'
             )
     return "\n".join(out)
+
+
+pins = pins_command(help=HELP, kind="mcp", key="servers", collect=collect, render=render, none=NONE)
