@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from seamhost import __version__
 from tests.a2a_serve.kit import Rig
 from tests.a2a_serve.test_docs_example import PRINTED, SESSION_ID
 from tests.conftest import run_cli
@@ -91,14 +92,18 @@ def test_the_pages_seamhost_delegates_to_the_pages_seamhost(tmp_path: Path) -> N
         assert text.returncode == 0, text.stderr
         said = "a2a__notes  tools-a2a, write, serial: Delegate a task to the remote A2A agent"
         assert f"{said} 'notes-agent'" in text.stdout
-        shown = cli("profile", "show", str(caller), "--json")
-        (tool,) = [t for t in json.loads(shown.stdout)["tools"] if t["name"] == "a2a__notes"]
-        digest = tool["origin"]["descriptor_digest"]
+        pins = cli("a2a", "pins", "--profile", str(caller))
+        assert pins.returncode == 0, pins.stderr
+        assert "seamhost a2a pins --profile delegating.toml" in page
+        heading = f"# A2A agent 'notes': notes-agent {__version__} at {server.url}\n"
+        assert pins.stdout.startswith(f"{heading}[plugins.tools-a2a.agents.notes]\n")
+        (pin,) = [line for line in pins.stdout.splitlines() if line.startswith("pin = ")]
+        digest = pin.split('"')[1]
         assert f"from A2A agent 'notes' at {server.url} (Agent Card {digest}, not pinned)" in (
             text.stdout
         )
         assert first["meta"]["a2a_card_digest"] == digest
-        caller.write_text(caller.read_text() + f'pin = "{digest}"\n')
+        caller.write_text(caller.read_text() + pin + "\n")
         again = delegate()
         assert again["value"]["state"] == "completed"
         assert again["value"]["task_id"] != task

@@ -24,7 +24,7 @@ from seamhost.version import __version__
 _SUBCOMMANDS = {
     "a2a": Lazy(
         "seamhost.cli.a2a:a2a",
-        "The Agent2Agent protocol: serve the profile's agent to other agents.",
+        "The Agent2Agent protocol: serve the profile's agent; pin the agents it delegates to.",
     ),
     "approvals": Lazy(
         "seamhost.cli.approvals.pending:approvals",

@@ -13,37 +13,18 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-import click
-
-from seamhost.cli.output import emit_json
-from seamhost.cli.profile.bundle import load_bundle
+from seamhost.cli.pins import changed, pins_command
 from seamhost.jsonvalue import digest, thaw
 
-
-@click.command()
-@click.option(
-    "--profile",
-    "profile_ref",
-    required=True,
-    help="A shipped profile name or a path to a .toml file.",
-)
-@click.option("--json", "as_json", is_flag=True, help="Print the pins as one JSON object.")
-def pins(profile_ref: str, as_json: bool) -> None:
-    """Connect to the MCP servers of PROFILE and print the pins of their tools, to paste."""
-    bundle = load_bundle(profile_ref)
-    servers = collect(t.spec.origin for t in bundle.tools.values() if t.spec.origin)
-    if as_json:
-        emit_json({"profile": bundle.profile.name, "servers": servers})
-        return
-    click.echo(render(servers), nl=False)
+HELP = "Connect to the MCP servers of PROFILE and print the pins of their tools, to paste."
+NONE = "the profile mounts no MCP server tools"  # the text when nothing is pinned
 
 
 def collect(origins: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Each MCP server of the bundle: its identity, its digest and its tools' digests."""
+    """Each MCP server of the `origins` (all of kind ``mcp``): its identity, its digest and its
+    tools' digests."""
     by_server: dict[str, dict[str, Any]] = {}
     for origin in origins:
-        if origin.get("kind") != "mcp":
-            continue
         name = str(origin["server"])
         entry = by_server.setdefault(
             name,
@@ -67,8 +48,6 @@ def collect(origins: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
 
 def render(servers: list[dict[str, Any]]) -> str:
     """The TOML to paste, with who answered as comments."""
-    if not servers:
-        return "# the profile mounts no MCP server tools\n"
     out = []
     for server in servers:
         info = server["server_info"]
@@ -81,9 +60,12 @@ def render(servers: list[dict[str, Any]]) -> str:
         )
         for tool in server["tools"]:
             stale = tool["pinned"] not in (None, tool["digest"], server["digest"])
-            note = f"  # the profile pins {tool['pinned']}: changed" if stale else ""
+            note = f"  # {changed(tool['pinned'])}" if stale else ""
             out.append(
                 f"[plugins.tools-mcp.servers.{name}.overrides.{tool['tool']}]\n"
                 f'pin = "{tool["digest"]}"{note}\n'
             )
     return "\n".join(out)
+
+
+pins = pins_command(help=HELP, kind="mcp", key="servers", collect=collect, render=render, none=NONE)
