@@ -117,3 +117,12 @@ def test_implementing_without_declaring_fails_at_startup(make_bundle: BundleMake
     undeclared = OWNER.replace(", status_query=True", "")
     with pytest.raises(SeamContractError, match="registers no tool with status_query=True"):
         make_bundle({"owner": plugin_source(undeclared, name="owner")})
+
+
+def test_implementing_with_no_tool_registered_at_all_builds(make_bundle: BundleMaker) -> None:
+    # A plugin mounting tools from elsewhere (tools-a2a with no agent table yet) registers none.
+    start = OWNER.index("@hookimpl\ndef tools_register")
+    end = OWNER.index("@hookimpl", start + 1)
+    silent = OWNER[:start] + OWNER[end:]
+    bundle = make_bundle({"owner": plugin_source(silent, name="owner")})
+    assert bundle.tools == {}

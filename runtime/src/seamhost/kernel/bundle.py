@@ -288,8 +288,13 @@ def build_bundle(
 
 
 def _check_status_queries(probing: Sequence[str], tools: Mapping[str, RegisteredTool]) -> None:
-    """A ``status_query`` tool's plugin implements ``tools/reconcile``, and only such a plugin."""
+    """A ``status_query`` tool's plugin implements ``tools/reconcile``, and only such a plugin.
+
+    A plugin that registered no tool at all (one that mounts tools from elsewhere, with nothing
+    configured to mount yet) has nothing to probe and nothing it forgot to declare: it passes.
+    """
     declaring = {tool.plugin for tool in tools.values() if tool.spec.status_query}
+    registering = {tool.plugin for tool in tools.values()}
     for plugin in sorted(declaring - set(probing)):
         names = sorted(n for n, t in tools.items() if t.plugin == plugin and t.spec.status_query)
         raise SeamContractError(
@@ -297,7 +302,7 @@ def _check_status_queries(probing: Sequence[str], tools: Mapping[str, Registered
             plugin,
             f"declares status_query for {', '.join(names)} but implements no tools/reconcile hook",
         )
-    for plugin in sorted(set(probing) - declaring):
+    for plugin in sorted((set(probing) & registering) - declaring):
         raise SeamContractError(
             "tools/reconcile",
             plugin,
