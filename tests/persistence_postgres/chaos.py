@@ -28,11 +28,13 @@ count. When the faults are over, the surviving workers drain the queue. Then:
 
 from __future__ import annotations
 
+import json
 import random
 import signal
 import subprocess
 import time
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import attrs
@@ -198,6 +200,7 @@ def check(rig: Rig, store: PostgresStore) -> list[str]:
     markers = rig.marker_names()
     for run in store.runs.all():
         sid = run.session_id
+        found = len(problems)
         if run.state != "completed":
             problems.append(f"run {run.id} ({sid}) ended {run.state}: {run.outcome}")
         if sid not in set(store.ids()):
@@ -237,7 +240,21 @@ def check(rig: Rig, store: PostgresStore) -> list[str]:
             if code == "LEASE_LOST":
                 problems.append(f"{sid}: a fenced-out writer committed {call_id}'s result")
         problems += fence_violations(rig, sid)
+        if len(problems) > found:
+            problems.append(f"{sid}: its records are in {keep_records(rig, sid, records)}")
     return problems
+
+
+def keep_records(rig: Rig, sid: str, records: list[Any]) -> Path:
+    """Write a session's records beside the rig (its schema is dropped when the test ends), so a
+    violation can be read afterwards; the path."""
+    path = rig.root / "violations" / f"{sid}.jsonl"
+    path.parent.mkdir(exist_ok=True)
+    with path.open("w", encoding="utf-8") as out:
+        for record in records:
+            line = {"seq": record.seq, "type": record.type, "data": record.data}
+            out.write(json.dumps(line, default=str) + "\n")
+    return path
 
 
 def fence_violations(rig: Rig, session_id: str) -> list[str]:
