@@ -170,3 +170,31 @@ def test_the_endpoint_option_overrides_the_variable(live: LiveRun) -> None:
         )
     assert ran.result.returncode == 0, ran.result.stderr
     assert len(receiver.spans) == len(live.spans)
+
+
+def test_the_export_builds_the_profiles_bundle_once(
+    live: LiveRun, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The exporter and the store come from one bundle: building it twice connected to every
+    # mounted server twice.
+    from click.testing import CliRunner
+
+    import seamhost.cli.session.export as export_command
+    from seamhost.cli import main, session_store
+    from seamhost.kernel.bundle import build_bundle as real
+
+    built = []
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        built.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(export_command, "build_bundle", counting)
+    monkeypatch.setattr(session_store, "build_bundle", counting)
+    monkeypatch.setenv("SEAMHOST_HOME", str(live.home))
+    result = CliRunner().invoke(
+        main, ["session", "export", live.session, "--json", "--profile", "observed"]
+    )
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout.splitlines()[0])["resourceSpans"]
+    assert len(built) == 1

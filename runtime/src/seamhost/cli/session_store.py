@@ -15,7 +15,7 @@ import click
 from seamhost.cli.options import profile_option
 from seamhost.errors import ConfigError, PluginLoadError, PluginNotInstalled, StoreRootMissing
 from seamhost.jsonvalue import freeze
-from seamhost.kernel.bundle import build_bundle
+from seamhost.kernel.bundle import Bundle, build_bundle
 from seamhost.kernel.plugins import discover
 from seamhost.kernel.profile.resolve import PluginEntry, Profile, resolve_profile
 from seamhost.sandbox.policy import SandboxPolicy
@@ -39,13 +39,15 @@ def store_options(command: F) -> F:
     return command
 
 
-def open_store(root: Path | None, profile_ref: str) -> SessionStore:
-    """The store `--root` names, else the `session/store` provider of the profile's bundle."""
+def open_store(root: Path | None, profile_ref: str, bundle: Bundle | None = None) -> SessionStore:
+    """The store `--root` names, else the `session/store` provider of the profile's bundle
+    (`bundle`, when the command has built it already)."""
     if root is not None:
         if not root.is_dir():
             raise StoreRootMissing(str(root))
         return jsonl_store(root)
-    bundle = build_bundle(resolve_profile(profile_ref))
+    if bundle is None:
+        bundle = build_bundle(resolve_profile(profile_ref))
     store = bundle.seams.session_store()
     if store is None:
         raise ConfigError(

@@ -89,8 +89,9 @@ def export(  # noqa: PLR0917  (click passes every option)
     """
     if not (otlp or as_json):
         raise click.UsageError("say where the traces go: --otlp (send them) or --json (print)")
-    exporter = session_exporter(build_bundle(resolve_profile(profile_ref)))
-    store = open_store(root, profile_ref)
+    bundle = build_bundle(resolve_profile(profile_ref))
+    exporter = session_exporter(bundle)
+    store = open_store(root, profile_ref, bundle)
     ids = resolve_sessions(store, list(session_ids))
     for number, session_id in enumerate(ids, start=1):
         reader = store.read(session_id)
