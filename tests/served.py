@@ -1,9 +1,10 @@
 """What the tests of seamhost's own servers share: a server child process that prints where it
 listens, and a rig's store read back through the CLI.
 
-``mcp serve --http``, ``a2a serve`` and the console each print ``listening on URL`` on standard
-error once their socket is bound; :func:`listening` starts such a child, waits for that line and
-stops it with SIGTERM, keeping everything it said for the test to read.
+``mcp serve --http`` and ``a2a serve`` each print ``listening on URL`` on standard error once
+their socket is bound; :func:`listening` starts such a child, waits for that line and stops it
+with SIGTERM, keeping everything it said for the test to read. (The console prints its one-time
+login URL on standard output instead: its kits read that.)
 """
 
 from __future__ import annotations

@@ -68,7 +68,7 @@ class Rig(StoreRig):
             self.env["PYTHONPATH"] = str(site.root)
 
     @contextlib.contextmanager
-    def serve(self, *more: str, env: dict[str, str] | None = None) -> Iterator[Server]:
+    def serve(self, *more: str, env: dict[str, str] | None = None) -> Iterator[Served]:
         """A ``seamhost a2a serve`` child on a free loopback port, SIGTERMed on exit."""
         argv = [sys.executable, "-m", "seamhost", "a2a", "serve", "--profile", str(self.profile)]
         argv += ["--scenario", str(self.scenario), "--workspace", str(self.workspace)]
@@ -76,9 +76,6 @@ class Rig(StoreRig):
         with listening(argv, self.environment(env)) as server:
             server.url = server.url.rstrip("/")
             yield server
-
-
-Server = Served
 
 
 @contextlib.asynccontextmanager

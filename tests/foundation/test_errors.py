@@ -268,7 +268,7 @@ def test_the_root_declares_no_fields() -> None:
 def test_a_quickstart_run_builds_no_storage_error(tmp_path: Path) -> None:
     # A writer that closes with nobody waiting makes no WriterClosed: making one would build the
     # whole storage error tree (fifteen classes) on every run.
-    quickstart = Path(__file__).parents[2] / "examples" / "quickstart.toml"
+    quickstart = ROOT / "examples" / "quickstart.toml"
     _probe(
         f"""
         import os

@@ -185,9 +185,6 @@ class Rig(StoreRig):
             time.sleep(0.05)
 
 
-HttpServer = Served
-
-
 @contextlib.contextmanager
 def http_server(
     rig: Rig, bind: str, *more: str, env: dict[str, str] | None = None

@@ -33,13 +33,14 @@ from tests.mcp_serve.flood import (
     request,
     trickle,
 )
-from tests.mcp_serve.kit import HttpServer, Rig, http_server, text
+from tests.mcp_serve.kit import Rig, http_server, text
 from tests.mcp_serve.test_serve_http import http_calls
+from tests.served import Served
 
 MAX_FDS = 300  # what the server may hold open at any moment of a flood
 
 
-def port_of(server: HttpServer) -> int:
+def port_of(server: Served) -> int:
     return int(server.url.rsplit(":", 1)[1].split("/")[0])
 
 
@@ -54,7 +55,7 @@ class Peak:
         self.value = max(self.value, open_fds(self.pid))
 
 
-def flood(server: HttpServer, sessions: int, slow: int, timeout: float) -> dict[str, Any]:
+def flood(server: Served, sessions: int, slow: int, timeout: float) -> dict[str, Any]:
     """Open `sessions` sessions (held), then `slow` slowloris connections; what happened."""
     port, peak = port_of(server), Peak(server.process.pid)
     statuses: dict[int, int] = {}
@@ -93,7 +94,7 @@ def flood(server: HttpServer, sessions: int, slow: int, timeout: float) -> dict[
     }
 
 
-def slow_body(server: HttpServer, timeout: float) -> tuple[bool, int]:
+def slow_body(server: Served, timeout: float) -> tuple[bool, int]:
     """A request whose headers promise a body that never comes in full."""
     sock = connect(port_of(server))
     with closing_all([sock]):
@@ -104,7 +105,7 @@ def slow_body(server: HttpServer, timeout: float) -> tuple[bool, int]:
         return closed_by_server(sock, timeout + 5)
 
 
-def oversized(server: HttpServer, declared: bool) -> int:
+def oversized(server: Served, declared: bool) -> int:
     """The status a body over the size limit gets, declared up front or streamed (chunked)."""
     sock = connect(port_of(server))
     with closing_all([sock]):
@@ -125,7 +126,7 @@ def oversized(server: HttpServer, declared: bool) -> int:
         return read_head(sock)[0]
 
 
-def fresh_client_works(server: HttpServer, within: float = 15.0) -> None:
+def fresh_client_works(server: Served, within: float = 15.0) -> None:
     """An SDK client is served, once the flood's abandoned sessions have idled out."""
     deadline = time.monotonic() + within
     while True:
